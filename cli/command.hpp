@@ -1,0 +1,30 @@
+// Subcommands register themselves here, one file each, so adding one touches no other file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace redlock_sim::cli {
+
+// Exit codes, the contract users and CI rely on (DESIGN.md section 7).
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_failed = 1;       // a verdict or expectation failed
+inline constexpr int exit_bad_input = 2;    // bad flags, files or commands: nothing was run
+
+struct Command {
+  const char* name;
+  const char* summary;
+  // Receives the arguments after the subcommand name; returns the exit code.
+  int (*run)(const std::vector<std::string>& arguments);
+};
+
+const std::vector<Command>& commands();
+
+struct Registrar {
+  explicit Registrar(Command command);
+};
+
+// Prints "redlock-sim: <message>" and a hint, and returns exit_bad_input.
+int bad_input(const std::string& message);
+
+}  // namespace redlock_sim::cli

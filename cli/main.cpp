@@ -1,0 +1,68 @@
+// redlock-sim: parses the subcommand and dispatches; every subcommand lives in its own file.
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "cli/command.hpp"
+
+namespace redlock_sim::cli {
+
+namespace {
+std::vector<Command>& registry() {
+  static std::vector<Command> list;
+  return list;
+}
+
+void print_usage(std::FILE* out) {
+  std::fprintf(out,
+               "redlock-sim: deterministic fault-injection simulator for Redis-based locks\n\n"
+               "usage: redlock-sim <command> [options]\n\ncommands:\n");
+  for (const Command& command : commands()) {
+    std::fprintf(out, "  %-10s %s\n", command.name, command.summary);
+  }
+  std::fprintf(out, "\n'redlock-sim <command> --help' describes one command.\n");
+}
+}  // namespace
+
+const std::vector<Command>& commands() {
+  std::vector<Command>& list = registry();
+  std::sort(list.begin(), list.end(), [](const Command& a, const Command& b) {
+    return std::string(a.name) < std::string(b.name);
+  });
+  return list;
+}
+
+Registrar::Registrar(Command command) { registry().push_back(command); }
+
+int bad_input(const std::string& message) {
+  std::fprintf(stderr, "redlock-sim: %s\n(try 'redlock-sim --help')\n", message.c_str());
+  return exit_bad_input;
+}
+
+}  // namespace redlock_sim::cli
+
+int main(int argc, char** argv) {
+  using namespace redlock_sim::cli;
+  std::vector<std::string> arguments(argv + 1, argv + argc);
+  if (arguments.empty() || arguments[0] == "--help" || arguments[0] == "-h" ||
+      arguments[0] == "help") {
+    print_usage(stdout);
+    return arguments.empty() ? exit_bad_input : exit_ok;
+  }
+  if (arguments[0] == "--version") {
+    std::printf("redlock-sim 0.1.0\n");
+    return exit_ok;
+  }
+  for (const Command& command : commands()) {
+    if (arguments[0] != command.name) continue;
+    try {
+      return command.run({arguments.begin() + 1, arguments.end()});
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "redlock-sim %s: internal error: %s\n", command.name, error.what());
+      return 3;
+    }
+  }
+  return bad_input("unknown command '" + arguments[0] + "'");
+}

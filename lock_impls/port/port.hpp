@@ -1,0 +1,137 @@
+// The port: everything lock code may ask of the world, and nothing else.
+//
+// Lock code (lock_impls/) is written against this interface only. The simulator implements it
+// with simulated clocks, network and nodes (sim/), the real backend with real clocks, sockets and
+// redis-server processes. Following TigerBeetle's `Time` and FoundationDB's `INetwork`, the code
+// under test never reads a clock, sleeps or does I/O by any other route.
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "lock_impls/port/reply.hpp"
+#include "lock_impls/port/task.hpp"
+#include "lock_impls/port/time.hpp"
+
+namespace redlock_sim {
+
+// Which Redis endpoint a request goes to, as numbered in the lock client's configuration.
+using NodeId = uint32_t;
+
+struct NodeRequest {
+  NodeId node = 0;
+  Command command;
+  Duration timeout = Duration::from_ms(50);  // measured on the caller's monotonic clock
+};
+
+enum class FanOutMode : uint8_t {
+  wait_for_all,       // resume once every request has a reply or has timed out
+  return_at_quorum,   // resume as soon as `quorum` succeeded, or `quorum` can no longer succeed
+};
+
+// Which outcomes count toward a quorum. The default counts any non-error, non-nil reply.
+using SuccessPredicate = bool (*)(const Outcome&);
+bool default_success(const Outcome& outcome);
+
+struct FanOutOptions {
+  FanOutMode mode = FanOutMode::wait_for_all;
+  uint32_t quorum = 0;
+  SuccessPredicate success = &default_success;
+};
+
+class Port {
+ public:
+  virtual ~Port() = default;
+
+  // The process's own clocks. Wall: nanoseconds since the Unix epoch, may step. Monotonic:
+  // nanoseconds since boot, never steps.
+  virtual Instant wall_now() = 0;
+  virtual Instant monotonic_now() = 0;
+  virtual void random_bytes(std::span<uint8_t> out) = 0;
+
+  uint64_t random_u64() {
+    uint8_t bytes[8];
+    random_bytes(bytes);
+    uint64_t value = 0;
+    for (uint8_t b : bytes) value = (value << 8) | b;
+    return value;
+  }
+
+  class SleepAwaitable;
+  class FanOutAwaitable;
+  class SendAwaitable;
+
+  // Sleeps for `duration` on the monotonic clock.
+  SleepAwaitable sleep(Duration duration);
+  // Sends every request at once; results come back in request order. A request whose timeout
+  // passed is `unknown`: the server may still execute it later.
+  FanOutAwaitable fan_out(std::vector<NodeRequest> requests, FanOutOptions options = {});
+  // One request: a fan-out of one.
+  SendAwaitable send(NodeId node, Command command, Duration timeout);
+
+ protected:
+  // Implementations start the operation and later resume `waiter` exactly once (never from inside
+  // the start call). Results are written to `*results` just before resuming.
+  virtual void start_sleep(Duration duration, std::coroutine_handle<> waiter) = 0;
+  virtual void start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOptions& options,
+                             std::vector<Outcome>* results, std::coroutine_handle<> waiter) = 0;
+};
+
+class Port::SleepAwaitable {
+ public:
+  SleepAwaitable(Port* port, Duration duration) : port_(port), duration_(duration) {}
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> waiter) { port_->start_sleep(duration_, waiter); }
+  void await_resume() const noexcept {}
+
+ private:
+  Port* port_;
+  Duration duration_;
+};
+
+class Port::FanOutAwaitable {
+ public:
+  FanOutAwaitable(Port* port, std::vector<NodeRequest> requests, FanOutOptions options)
+      : port_(port), requests_(std::move(requests)), options_(options) {}
+  bool await_ready() const noexcept { return requests_.empty(); }
+  void await_suspend(std::coroutine_handle<> waiter) {
+    port_->start_fan_out(std::move(requests_), options_, &results_, waiter);
+  }
+  std::vector<Outcome> await_resume() { return std::move(results_); }
+
+ private:
+  Port* port_;
+  std::vector<NodeRequest> requests_;
+  FanOutOptions options_;
+  std::vector<Outcome> results_;
+};
+
+class Port::SendAwaitable {
+ public:
+  SendAwaitable(Port* port, NodeRequest request) : inner_(port, make(std::move(request)), {}) {}
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> waiter) { inner_.await_suspend(waiter); }
+  Outcome await_resume() { return std::move(inner_.await_resume().front()); }
+
+ private:
+  static std::vector<NodeRequest> make(NodeRequest request) {
+    std::vector<NodeRequest> requests;
+    requests.push_back(std::move(request));
+    return requests;
+  }
+  FanOutAwaitable inner_;
+};
+
+inline Port::SleepAwaitable Port::sleep(Duration duration) { return {this, duration}; }
+inline Port::FanOutAwaitable Port::fan_out(std::vector<NodeRequest> requests,
+                                           FanOutOptions options) {
+  return {this, std::move(requests), options};
+}
+inline Port::SendAwaitable Port::send(NodeId node, Command command, Duration timeout) {
+  return {this, NodeRequest{.node = node, .command = std::move(command), .timeout = timeout}};
+}
+
+}  // namespace redlock_sim

@@ -1,0 +1,37 @@
+# Shared by the scripts: installs what the project needs from Debian, idempotently.
+# Sourced, not run.
+
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir=${REDLOCK_BUILD_DIR:-$repo_root/build}
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# Debian packages the build, the tests and the demo need.
+required_packages=(
+  build-essential cmake pkg-config git
+  libboost-program-options-dev librapidcheck-dev libgtest-dev libgmock-dev
+  nlohmann-json3-dev liblua5.1-0-dev libhiredis-dev libbenchmark-dev
+  redis-server redis-tools
+)
+
+install_dependencies() {
+  local missing=()
+  for package in "${required_packages[@]}" "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+      missing+=("$package")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    return 0
+  fi
+  echo "== installing: ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+}
+
+configure_and_build() {
+  cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build_dir" -j "$(nproc)"
+}

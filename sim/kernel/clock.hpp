@@ -1,0 +1,90 @@
+// A process's clocks as exact functions of true time.
+//
+// One oscillator per process drives both clocks. The monotonic clock is piecewise linear in true
+// time with integer-ratio rates and never steps:
+//     monotonic(t) = m_i + floor((t - t_i) * num_i / den_i)   for the segment i containing t.
+// The wall clock is the monotonic clock plus an offset that changes only by steps:
+//     wall(t) = monotonic(t) + offset(t).
+// So "wall = offset + rate + steps" holds exactly, and the two clocks differ only by steps. A
+// rate change (oscillator drift, or NTP slewing, which Linux also applies to CLOCK_MONOTONIC)
+// starts a new segment at the instant it happens. Changes are applied in true-time order; the
+// full history is kept so checkers can ask what a clock read at any past instant and when it
+// first reached a value.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "lock_impls/port/time.hpp"
+
+namespace redlock_sim {
+
+enum class ClockKind : uint8_t { wall, monotonic };
+
+// An exact clock rate: local nanoseconds per true nanosecond = numerator / denominator.
+struct Rate {
+  int64_t numerator = 1;
+  int64_t denominator = 1;
+  static constexpr Rate one() { return {1, 1}; }
+  // Parts per million faster (positive) or slower (negative) than true time.
+  static Rate ppm(int64_t parts_per_million);
+  Rate times(Rate other) const;  // reduced by gcd
+  friend bool operator==(const Rate&, const Rate&) = default;
+};
+
+class ProcessClock {
+ public:
+  struct Options {
+    Instant true_start = Instant::zero();
+    Instant wall_at_start = Instant::zero();
+    Instant monotonic_at_start = Instant::zero();
+    Rate rate = Rate::one();
+  };
+  ProcessClock() : ProcessClock(Options{}) {}
+  explicit ProcessClock(const Options& options);
+
+  Instant monotonic_at(Instant true_time) const;
+  Instant wall_at(Instant true_time) const;
+  Instant read(ClockKind kind, Instant true_time) const {
+    return kind == ClockKind::wall ? wall_at(true_time) : monotonic_at(true_time);
+  }
+  Rate rate_at(Instant true_time) const;
+  Duration wall_offset_at(Instant true_time) const;  // wall minus monotonic
+
+  // Changes at true time `at`, which must not precede the last change.
+  void set_rate(Instant at, Rate rate);
+  void step_wall(Instant at, Duration delta);  // forward (positive) or backward (negative)
+  // Steps the wall clock so that it reads true time plus `offset` at `at`.
+  void set_wall_offset_from_true(Instant at, Duration offset);
+
+  // The first true time t >= from at which the clock reads >= `local`. Always exists, since rates
+  // are positive and there are no future changes.
+  Instant first_true_time_reaching(ClockKind kind, Instant local, Instant from) const;
+
+  Instant last_change() const { return last_change_; }
+
+ private:
+  struct RateSegment {
+    Instant true_start;
+    Instant monotonic_start;
+    Rate rate;
+  };
+  struct OffsetChange {
+    Instant true_time;
+    Duration offset;  // wall - monotonic from true_time on
+  };
+  std::size_t segment_index(Instant true_time) const;
+  std::size_t offset_index(Instant true_time) const;
+  static Instant segment_value(const RateSegment& segment, Instant true_time);
+  // First t in [from, until) with value(t) >= target in one segment; nullopt if none.
+  static std::optional<Instant> solve(const RateSegment& segment, Instant target, Instant from,
+                                      Instant until);
+  void note_change(Instant at);
+
+  std::vector<RateSegment> segments_;
+  std::vector<OffsetChange> offsets_;
+  Instant last_change_;
+};
+
+}  // namespace redlock_sim

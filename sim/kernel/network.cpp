@@ -1,0 +1,138 @@
+#include "sim/kernel/network.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "sim/kernel/assert.hpp"
+
+namespace redlock_sim {
+
+const char* drop_reason_name(DropReason reason) {
+  switch (reason) {
+    case DropReason::partition: return "partition";
+    case DropReason::loss: return "loss";
+    case DropReason::destination_down: return "destination_down";
+    case DropReason::in_flight_limit: return "in_flight_limit";
+  }
+  return "unknown";
+}
+
+Duration DelaySpec::draw(Rng& rng) const {
+  switch (kind) {
+    case Kind::fixed:
+      return min;
+    case Kind::uniform:
+      return Duration::from_ns(rng.between(min.ns(), max.ns()));
+    case Kind::pareto: {
+      int64_t band_low = std::max<int64_t>(min.ns(), 1);
+      // Each doubling of the band continues with probability p; bounded by the cap.
+      while (band_low < max.ns() && rng.chance(tail_numerator, tail_denominator)) {
+        band_low = std::min(band_low * 2, max.ns());
+      }
+      const int64_t band_high = std::min(band_low * 2 - 1, max.ns());
+      return Duration::from_ns(rng.between(std::min(band_low, band_high), band_high));
+    }
+  }
+  return min;
+}
+
+void Network::ensure_processes(std::size_t count) {
+  if (count <= process_count_) return;
+  std::vector<Link> grown(count * count);
+  for (std::size_t from = 0; from < process_count_; ++from) {
+    for (std::size_t to = 0; to < process_count_; ++to) {
+      grown[from * count + to] = std::move(links_[from * process_count_ + to]);
+    }
+  }
+  links_ = std::move(grown);
+  process_count_ = count;
+}
+
+Network::Link& Network::link(ProcessId from, ProcessId to) {
+  SIM_ASSERT_LT(from, process_count_);
+  SIM_ASSERT_LT(to, process_count_);
+  return links_[from * process_count_ + to];
+}
+
+void Network::set_link_delay(ProcessId from, ProcessId to, const DelaySpec& delay) {
+  link(from, to).delay = delay;
+}
+
+void Network::set_link_loss(ProcessId from, ProcessId to, uint32_t numerator,
+                            uint32_t denominator) {
+  SIM_ASSERT(denominator > 0);
+  Link& l = link(from, to);
+  l.loss_numerator = numerator;
+  l.loss_denominator = denominator;
+}
+
+std::size_t Network::add_partition(PartitionRule rule) {
+  std::sort(rule.side_a.begin(), rule.side_a.end());
+  std::sort(rule.side_b.begin(), rule.side_b.end());
+  partitions_.push_back(std::move(rule));
+  return partitions_.size() - 1;
+}
+
+void Network::heal(std::size_t partition_index, Instant at) {
+  SIM_ASSERT_LT(partition_index, partitions_.size());
+  partitions_[partition_index].end = std::min(partitions_[partition_index].end, at);
+}
+
+bool Network::side_contains(const std::vector<ProcessId>& side, ProcessId id) {
+  return std::binary_search(side.begin(), side.end(), id);
+}
+
+bool Network::is_cut(ProcessId from, ProcessId to, Instant at) const {
+  for (const PartitionRule& rule : partitions_) {
+    if (at < rule.start || at >= rule.end) continue;
+    if (side_contains(rule.side_a, from) && side_contains(rule.side_b, to)) return true;
+    if (!rule.one_way && side_contains(rule.side_b, from) && side_contains(rule.side_a, to)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+bool same_command(const std::string& rule, const std::string& name) {
+  if (rule.size() != name.size()) return false;
+  for (std::size_t i = 0; i < rule.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(rule[i])) !=
+        std::tolower(static_cast<unsigned char>(name[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+}  // namespace
+
+Network::Route Network::route(ProcessId from, ProcessId to, const std::string* command_name,
+                              Instant now) {
+  if (is_cut(from, to, now)) return {DropReason::partition, now};
+  Link& l = link(from, to);
+  if (!l.rng) {
+    l.rng.emplace(Rng::derive(
+        seed_, "network/link/" + std::to_string(from) + "/" + std::to_string(to)));
+  }
+  if (l.loss_numerator > 0 && l.rng->chance(l.loss_numerator, l.loss_denominator)) {
+    return {DropReason::loss, now};
+  }
+  const DelaySpec& spec = l.delay ? *l.delay : default_delay_;
+  Instant delivery = now + spec.draw(*l.rng);
+  for (HoldRule& hold : holds_) {
+    if (hold.count == 0 || now < hold.active_from || now >= hold.release_at) continue;
+    if (hold.from && *hold.from != from) continue;
+    if (hold.to && *hold.to != to) continue;
+    if (!hold.command.empty() && (command_name == nullptr || !same_command(hold.command, *command_name))) {
+      continue;
+    }
+    --hold.count;
+    delivery = std::max(delivery, hold.release_at);
+    break;
+  }
+  delivery = std::max(delivery, l.last_delivery);  // FIFO per connection
+  l.last_delivery = delivery;
+  return {std::nullopt, delivery};
+}
+
+}  // namespace redlock_sim

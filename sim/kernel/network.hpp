@@ -1,0 +1,111 @@
+// The simulated network: per-link one-way delays, FIFO per connection, loss, partitions and held
+// messages.
+//
+// Semantics (docs/kernel.md has the reasons):
+// - Each directed link (from, to) is one TCP connection direction: FIFO, so a message is never
+//   delivered before one sent earlier on the same link. A held message holds the ones behind it.
+// - A partition drops what is sent across it, and what was in flight when it started. Partition
+//   rules carry their own [start, end) window in true time, one-way or two-way.
+// - Delays are drawn per link from the link's own random stream.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lock_impls/port/time.hpp"
+#include "sim/kernel/random.hpp"
+
+namespace redlock_sim {
+
+using ProcessId = uint32_t;
+
+struct DelaySpec {
+  enum class Kind : uint8_t {
+    fixed,    // always `min`
+    uniform,  // uniform in [min, max]
+    // Discrete Pareto, integer-only: the delay lands in [min*2^k, min*2^(k+1)) with probability
+    // (1-p)p^k where p = tail_numerator/tail_denominator, capped at `max`. Heavy-tailed like a
+    // real network's (most fast, a few very slow) with no floating point.
+    pareto,
+  };
+  Kind kind = Kind::fixed;
+  Duration min = Duration::from_ms(1);
+  Duration max = Duration::from_ms(1);
+  uint32_t tail_numerator = 1;
+  uint32_t tail_denominator = 2;
+
+  static DelaySpec fixed(Duration d) { return {Kind::fixed, d, d, 1, 2}; }
+  static DelaySpec uniform(Duration low, Duration high) { return {Kind::uniform, low, high, 1, 2}; }
+  static DelaySpec pareto(Duration low, Duration cap, uint32_t tail_numerator,
+                          uint32_t tail_denominator) {
+    return {Kind::pareto, low, cap, tail_numerator, tail_denominator};
+  }
+  Duration draw(Rng& rng) const;
+};
+
+struct PartitionRule {
+  std::vector<ProcessId> side_a;
+  std::vector<ProcessId> side_b;
+  bool one_way = false;  // when true only a -> b is cut
+  Instant start = Instant::zero();
+  Instant end = Instant::max();
+};
+
+// Holds the first `count` matching messages sent in [active_from, release_at) until release_at.
+struct HoldRule {
+  std::optional<ProcessId> from;
+  std::optional<ProcessId> to;
+  std::string command;  // matches argv[0] case-insensitively; empty matches any message
+  Instant active_from = Instant::zero();
+  Instant release_at = Instant::zero();
+  uint32_t count = 1;
+};
+
+enum class DropReason : uint8_t { partition, loss, destination_down, in_flight_limit };
+const char* drop_reason_name(DropReason reason);
+
+class Network {
+ public:
+  explicit Network(uint64_t seed) : seed_(seed) {}
+
+  void set_default_delay(const DelaySpec& delay) { default_delay_ = delay; }
+  void set_link_delay(ProcessId from, ProcessId to, const DelaySpec& delay);
+  void set_link_loss(ProcessId from, ProcessId to, uint32_t numerator, uint32_t denominator);
+  // Returns the rule's index, so it can be healed early with `heal`.
+  std::size_t add_partition(PartitionRule rule);
+  void heal(std::size_t partition_index, Instant at);
+  void add_hold(HoldRule rule) { holds_.push_back(std::move(rule)); }
+
+  bool is_cut(ProcessId from, ProcessId to, Instant at) const;
+
+  struct Route {
+    std::optional<DropReason> dropped;
+    Instant delivery;
+  };
+  // Decides the fate of a message sent now: dropped, or delivered at a time that respects FIFO.
+  Route route(ProcessId from, ProcessId to, const std::string* command_name, Instant now);
+
+  void ensure_processes(std::size_t count);
+
+ private:
+  struct Link {
+    std::optional<DelaySpec> delay;
+    uint32_t loss_numerator = 0;
+    uint32_t loss_denominator = 1;
+    Instant last_delivery = Instant::zero();
+    std::optional<Rng> rng;
+  };
+  Link& link(ProcessId from, ProcessId to);
+  static bool side_contains(const std::vector<ProcessId>& side, ProcessId id);
+
+  uint64_t seed_;
+  std::size_t process_count_ = 0;
+  DelaySpec default_delay_ = DelaySpec::fixed(Duration::from_ms(1));
+  std::vector<Link> links_;  // process_count_^2, row-major by `from`
+  std::vector<PartitionRule> partitions_;
+  std::vector<HoldRule> holds_;
+};
+
+}  // namespace redlock_sim

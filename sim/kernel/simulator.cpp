@@ -1,0 +1,396 @@
+#include "sim/kernel/simulator.hpp"
+
+#include "sim/kernel/assert.hpp"
+
+namespace redlock_sim {
+
+const char* process_status_name(ProcessStatus status) {
+  switch (status) {
+    case ProcessStatus::running: return "running";
+    case ProcessStatus::paused: return "paused";
+    case ProcessStatus::crashed: return "crashed";
+  }
+  return "unknown";
+}
+
+const char* run_stop_name(RunStop stop) {
+  switch (stop) {
+    case RunStop::idle: return "idle";
+    case RunStop::reached_until: return "reached_until";
+    case RunStop::event_limit: return "event_limit";
+    case RunStop::duration_limit: return "duration_limit";
+    case RunStop::in_flight_limit: return "in_flight_limit";
+    case RunStop::stopped: return "stopped";
+  }
+  return "unknown";
+}
+
+namespace {
+// Min-heap order: the earliest (time, sequence) first.
+bool later(const Event& a, const Event& b) {
+  if (a.time != b.time) return a.time > b.time;
+  return a.sequence > b.sequence;
+}
+uint64_t hash_command(const Command& command) {
+  uint64_t h = 0;
+  for (const std::string& arg : command) h = (h * 31) ^ stable_hash(arg);
+  return h;
+}
+uint64_t hash_reply(const Reply& reply) {
+  uint64_t h = static_cast<uint64_t>(reply.type) * 0x9e3779b97f4a7c15ULL;
+  h ^= stable_hash(reply.text) ^ static_cast<uint64_t>(reply.integer);
+  for (const Reply& element : reply.elements) h = (h * 31) ^ hash_reply(element);
+  return h;
+}
+}  // namespace
+
+// ---- Process ----
+
+Process::Process(Simulator& simulator, ProcessId id, std::string name)
+    : simulator_(simulator),
+      id_(id),
+      name_(std::move(name)),
+      clock_(ProcessClock::Options{.true_start = Instant::zero(),
+                                   .wall_at_start = Instant::from_ms(default_epoch_ms),
+                                   .monotonic_at_start = Instant::zero(),
+                                   .rate = Rate::one()}) {}
+
+Instant Process::wall_now() const { return clock_.wall_at(simulator_.now()); }
+Instant Process::monotonic_now() const { return clock_.monotonic_at(simulator_.now()); }
+
+TimerId Process::start_timer(ClockKind kind, Instant local_deadline, uint64_t tag) {
+  SIM_ASSERT(status_ != ProcessStatus::crashed);
+  uint32_t slot;
+  if (!free_timer_slots_.empty()) {
+    slot = free_timer_slots_.back();
+    free_timer_slots_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(timers_.size());
+    timers_.emplace_back();
+  }
+  TimerSlot& timer = timers_[slot];
+  timer.local_deadline = local_deadline;
+  timer.tag = tag;
+  timer.clock = kind;
+  timer.active = true;
+  ++active_timers_;
+  schedule_timer_event(slot);
+  return (static_cast<uint64_t>(slot) << 32) | timer.generation;
+}
+
+void Process::schedule_timer_event(uint32_t slot) {
+  const TimerSlot& timer = timers_[slot];
+  const Instant at =
+      clock_.first_true_time_reaching(timer.clock, timer.local_deadline, simulator_.now());
+  simulator_.push(Event{.time = at,
+                        .payload = (static_cast<uint64_t>(slot) << 32) | timer.generation,
+                        .process = id_,
+                        .incarnation = incarnation_,
+                        .kind = EventKind::timer,
+                        .aim = timer.aim});
+}
+
+void Process::cancel_timer(TimerId timer_id) {
+  const auto slot = static_cast<uint32_t>(timer_id >> 32);
+  const auto generation = static_cast<uint32_t>(timer_id);
+  if (slot >= timers_.size()) return;
+  TimerSlot& timer = timers_[slot];
+  if (!timer.active || timer.generation != generation) return;
+  timer.active = false;
+  ++timer.generation;  // the queued event no longer matches
+  --active_timers_;
+  free_timer_slots_.push_back(slot);
+}
+
+void Process::reaim_timers() {
+  // A clock change moves the true instant at which each timer's local deadline is reached: the
+  // old events are invalidated by a generation bump and new ones are queued.
+  for (uint32_t slot = 0; slot < timers_.size(); ++slot) {
+    TimerSlot& timer = timers_[slot];
+    if (!timer.active) continue;
+    ++timer.aim;
+    schedule_timer_event(slot);
+  }
+}
+
+void Process::clear_timers() {
+  free_timer_slots_.clear();
+  for (uint32_t slot = 0; slot < timers_.size(); ++slot) {
+    timers_[slot].active = false;
+    ++timers_[slot].generation;
+    free_timer_slots_.push_back(slot);
+  }
+  active_timers_ = 0;
+}
+
+void Process::send_message(ProcessId to, Command command, uint64_t request_id) {
+  Message message;
+  message.from = id_;
+  message.to = to;
+  message.from_incarnation = incarnation_;
+  message.request_id = request_id;
+  message.command = std::move(command);
+  simulator_.send(std::move(message));
+}
+
+void Process::reply_to(const Message& request, Reply reply) {
+  Message message;
+  message.from = id_;
+  message.to = request.from;
+  message.from_incarnation = incarnation_;
+  message.to_incarnation = request.from_incarnation;
+  message.request_id = request.request_id;
+  message.is_reply = true;
+  message.reply = std::move(reply);
+  simulator_.send(std::move(message));
+}
+
+// ---- Simulator ----
+
+Simulator::Simulator(uint64_t seed, SimulatorLimits limits)
+    : seed_(seed), limits_(limits), network_(seed), trace_(limits.trace_records_max) {
+  queue_.reserve(1024);
+}
+
+Simulator::~Simulator() {
+  // Processes may own coroutine frames that refer to one another; destroy them in reverse order
+  // of creation, before the queue and message slabs go.
+  while (!processes_.empty()) processes_.pop_back();
+}
+
+void Simulator::push(Event event) {
+  SIM_ASSERT_LE(now_.ns(), event.time.ns());
+  event.sequence = sequence_++;
+  queue_.push_back(event);
+  std::push_heap(queue_.begin(), queue_.end(), later);
+}
+
+Event Simulator::pop() {
+  std::pop_heap(queue_.begin(), queue_.end(), later);
+  Event event = queue_.back();
+  queue_.pop_back();
+  return event;
+}
+
+void Simulator::schedule_action(Instant at, std::function<void()> action) {
+  actions_.push_back(std::move(action));
+  push(Event{.time = at, .payload = actions_.size() - 1, .kind = EventKind::action});
+}
+
+uint32_t Simulator::allocate_message(Message&& message) {
+  uint32_t slot;
+  if (!free_messages_.empty()) {
+    slot = free_messages_.back();
+    free_messages_.pop_back();
+    messages_[slot] = std::move(message);
+  } else {
+    slot = static_cast<uint32_t>(messages_.size());
+    messages_.push_back(std::move(message));
+  }
+  ++in_flight_;
+  return slot;
+}
+
+void Simulator::free_message(uint32_t slot) {
+  messages_[slot].command.clear();
+  messages_[slot].reply = Reply{};
+  free_messages_.push_back(slot);
+  --in_flight_;
+}
+
+void Simulator::send(Message message) {
+  message.id = ++message_ids_;
+  Process& destination = *processes_.at(message.to);
+  if (!message.is_reply) message.to_incarnation = destination.incarnation_;
+  const std::string* name = message.command.empty() ? nullptr : &message.command.front();
+  const Network::Route route = network_.route(message.from, message.to, name, now_);
+  std::optional<DropReason> dropped = route.dropped;
+  if (!dropped && (destination.status_ == ProcessStatus::crashed ||
+                   destination.incarnation_ != message.to_incarnation)) {
+    dropped = DropReason::destination_down;
+  }
+  if (!dropped && in_flight_ >= limits_.messages_in_flight_max) {
+    dropped = DropReason::in_flight_limit;
+    stop_requested_ = true;
+    in_flight_limit_hit_ = true;
+  }
+  if (dropped) {
+    trace_.record(now_, TraceKind::message_dropped, message.from, message.to, message.id,
+                  static_cast<uint64_t>(*dropped));
+    return;
+  }
+  trace_.record(now_, TraceKind::message_sent, message.from, message.to, message.id,
+                static_cast<uint64_t>(route.delivery.ns()));
+  const uint32_t slot = allocate_message(std::move(message));
+  push(Event{.time = route.delivery, .payload = slot, .kind = EventKind::deliver});
+}
+
+void Simulator::pause(ProcessId id) {
+  Process& p = *processes_.at(id);
+  if (p.status_ != ProcessStatus::running) return;
+  p.status_ = ProcessStatus::paused;
+  trace_.record(now_, TraceKind::process_paused, id, id, 0, 0);
+}
+
+void Simulator::resume(ProcessId id) {
+  Process& p = *processes_.at(id);
+  if (p.status_ != ProcessStatus::paused) return;
+  p.status_ = ProcessStatus::running;
+  trace_.record(now_, TraceKind::process_resumed, id, id, p.deferred_.size(), 0);
+  // What waited in the socket buffer and the timers that came due are handled now, in the
+  // order they arrived.
+  std::vector<Event> deferred = std::move(p.deferred_);
+  p.deferred_.clear();
+  for (Event event : deferred) {
+    event.time = now_;
+    push(event);
+  }
+}
+
+void Simulator::crash(ProcessId id) {
+  Process& p = *processes_.at(id);
+  if (p.status_ == ProcessStatus::crashed) return;
+  p.status_ = ProcessStatus::crashed;
+  ++p.incarnation_;
+  for (const Event& event : p.deferred_) {
+    if (event.kind == EventKind::deliver) free_message(static_cast<uint32_t>(event.payload));
+  }
+  p.deferred_.clear();
+  p.clear_timers();
+  trace_.record(now_, TraceKind::process_crashed, id, id, p.incarnation_, 0);
+  p.on_crash();
+}
+
+void Simulator::restart(ProcessId id) {
+  Process& p = *processes_.at(id);
+  if (p.status_ != ProcessStatus::crashed) return;
+  p.status_ = ProcessStatus::running;
+  trace_.record(now_, TraceKind::process_restarted, id, id, p.incarnation_, 0);
+  p.on_restart();
+}
+
+void Simulator::set_clock_rate(ProcessId id, Rate rate) {
+  Process& p = *processes_.at(id);
+  p.clock_.set_rate(now_, rate);
+  trace_.record(now_, TraceKind::clock_rate_set, id, id, static_cast<uint64_t>(rate.numerator),
+                static_cast<uint64_t>(rate.denominator));
+  p.reaim_timers();
+}
+
+void Simulator::step_wall_clock(ProcessId id, Duration delta) {
+  Process& p = *processes_.at(id);
+  p.clock_.step_wall(now_, delta);
+  trace_.record(now_, TraceKind::clock_stepped, id, id, static_cast<uint64_t>(delta.ns()), 0);
+  p.reaim_timers();
+}
+
+RunResult Simulator::run(Instant until) {
+  const Instant time_limit = Instant::zero() + limits_.duration_max;
+  RunResult result;
+  const uint64_t events_at_start = events_;
+  while (true) {
+    if (stop_requested_) {
+      stop_requested_ = false;
+      result.stop = in_flight_limit_hit_ ? RunStop::in_flight_limit : RunStop::stopped;
+      break;
+    }
+    if (queue_.empty()) {
+      result.stop = RunStop::idle;
+      break;
+    }
+    const Event& next = queue_.front();
+    if (next.time > until) {
+      now_ = std::max(now_, until);
+      result.stop = RunStop::reached_until;
+      break;
+    }
+    if (next.time > time_limit) {
+      result.stop = RunStop::duration_limit;
+      break;
+    }
+    if (events_ >= limits_.events_max) {
+      result.stop = RunStop::event_limit;
+      break;
+    }
+    const Event event = pop();
+    now_ = event.time;
+    ++events_;
+    dispatch(event);
+  }
+  result.end_time = now_;
+  result.events = events_ - events_at_start;
+  return result;
+}
+
+void Simulator::dispatch(const Event& event) {
+  switch (event.kind) {
+    case EventKind::action:
+      trace_.record(now_, TraceKind::action, 0, 0, event.payload, 0);
+      actions_[event.payload]();
+      return;
+    case EventKind::deliver:
+      deliver(event);
+      return;
+    case EventKind::timer: {
+      Process& p = *processes_[event.process];
+      if (p.incarnation_ != event.incarnation || p.status_ == ProcessStatus::crashed) return;
+      dispatch_timer(p, event);
+      return;
+    }
+  }
+}
+
+void Simulator::dispatch_timer(Process& p, const Event& event) {
+  const auto slot = static_cast<uint32_t>(event.payload >> 32);
+  const auto generation = static_cast<uint32_t>(event.payload);
+  if (slot >= p.timers_.size()) return;
+  Process::TimerSlot& timer = p.timers_[slot];
+  if (!timer.active || timer.generation != generation || timer.aim != event.aim) {
+    return;  // cancelled, or superseded by a re-aim
+  }
+  if (p.status_ == ProcessStatus::paused) {
+    trace_.record(now_, TraceKind::event_deferred, p.id_, p.id_, event.payload, 0);
+    p.deferred_.push_back(event);
+    return;
+  }
+  SIM_ASSERT(p.clock_.read(timer.clock, now_) >= timer.local_deadline);
+  const uint64_t tag = timer.tag;
+  timer.active = false;
+  ++timer.generation;
+  --p.active_timers_;
+  p.free_timer_slots_.push_back(slot);
+  trace_.record(now_, TraceKind::timer_fired, p.id_, p.id_, slot, generation);
+  p.on_timer(tag);
+}
+
+void Simulator::deliver(const Event& event) {
+  const auto slot = static_cast<uint32_t>(event.payload);
+  Message& message = messages_[slot];
+  Process& p = *processes_[message.to];
+  if (p.status_ == ProcessStatus::crashed || p.incarnation_ != message.to_incarnation) {
+    trace_.record(now_, TraceKind::message_dropped, message.from, message.to, message.id,
+                  static_cast<uint64_t>(DropReason::destination_down));
+    free_message(slot);
+    return;
+  }
+  if (network_.is_cut(message.from, message.to, now_)) {
+    trace_.record(now_, TraceKind::message_dropped, message.from, message.to, message.id,
+                  static_cast<uint64_t>(DropReason::partition));
+    free_message(slot);
+    return;
+  }
+  if (p.status_ == ProcessStatus::paused) {
+    trace_.record(now_, TraceKind::event_deferred, p.id_, message.from, message.id, 0);
+    p.deferred_.push_back(event);
+    return;
+  }
+  const uint64_t content =
+      message.is_reply ? hash_reply(message.reply) : hash_command(message.command);
+  trace_.record(now_, TraceKind::message_delivered, message.to, message.from, message.id,
+                content);
+  Message delivered = std::move(message);
+  free_message(slot);
+  p.on_message(delivered);
+}
+
+}  // namespace redlock_sim

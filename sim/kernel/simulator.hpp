@@ -1,0 +1,228 @@
+// The deterministic discrete-event kernel: true time, the event queue, processes, messages.
+//
+// Events are totally ordered by (time, sequence), the sequence being a kernel-wide counter, so
+// two events at the same instant run in the order they were scheduled (ns-3's (timestamp, uid)).
+// Nothing here reads a real clock, starts a thread or iterates an unordered container.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lock_impls/port/reply.hpp"
+#include "lock_impls/port/time.hpp"
+#include "sim/kernel/clock.hpp"
+#include "sim/kernel/network.hpp"
+#include "sim/kernel/random.hpp"
+#include "sim/kernel/trace.hpp"
+
+namespace redlock_sim {
+
+class Simulator;
+
+enum class ProcessStatus : uint8_t { running, paused, crashed };
+const char* process_status_name(ProcessStatus status);
+
+enum class EventKind : uint8_t { timer, deliver, action };
+
+struct Event {
+  Instant time;
+  uint64_t sequence = 0;
+  uint64_t payload = 0;  // timer: (slot << 32) | generation; deliver: message slot; action: index
+  ProcessId process = 0;
+  uint32_t incarnation = 0;
+  EventKind kind = EventKind::timer;
+  uint32_t aim = 0;  // timer: which aiming of the timer this event is (re-aims supersede it)
+};
+
+struct Message {
+  uint64_t id = 0;  // unique per run, for the trace
+  ProcessId from = 0;
+  ProcessId to = 0;
+  uint32_t from_incarnation = 0;
+  uint32_t to_incarnation = 0;  // a restart breaks connections: older messages are dropped
+  uint64_t request_id = 0;      // correlates a reply with its request; 0 for one-way messages
+  bool is_reply = false;
+  Command command;  // requests and one-way messages
+  Reply reply;      // replies
+};
+
+using TimerId = uint64_t;  // (slot << 32) | generation
+
+// A simulated OS process: an identity, a status, its own clocks, timers on those clocks, and a
+// handler for messages. Subclasses are Redis nodes, lock clients, the resource service, ...
+class Process {
+ public:
+  Process(Simulator& simulator, ProcessId id, std::string name);
+  virtual ~Process() = default;
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  ProcessId id() const { return id_; }
+  const std::string& name() const { return name_; }
+  ProcessStatus status() const { return status_; }
+  uint32_t incarnation() const { return incarnation_; }
+  ProcessClock& clock() { return clock_; }
+  const ProcessClock& clock() const { return clock_; }
+  Instant wall_now() const;
+  Instant monotonic_now() const;
+  Simulator& simulator() { return simulator_; }
+
+  // A timer that fires when this process's `kind` clock first reads >= `local_deadline`; it is
+  // re-aimed whenever the clock changes. While the process is paused it fires late, at resume.
+  TimerId start_timer(ClockKind kind, Instant local_deadline, uint64_t tag);
+  void cancel_timer(TimerId timer);
+  std::size_t active_timer_count() const { return active_timers_; }
+
+  // Sends a request (or a one-way message when request_id is 0); see Simulator::send.
+  void send_message(ProcessId to, Command command, uint64_t request_id);
+  void reply_to(const Message& request, Reply reply);
+
+ protected:
+  virtual void on_message(Message& message) = 0;
+  virtual void on_timer(uint64_t tag) = 0;
+  // Volatile state is lost; the kernel has already dropped timers and deferred events.
+  virtual void on_crash() {}
+  virtual void on_restart() {}
+
+ private:
+  friend class Simulator;
+  struct TimerSlot {
+    Instant local_deadline;
+    uint64_t tag = 0;
+    uint32_t generation = 0;  // bumped when the slot is freed: part of the TimerId
+    uint32_t aim = 0;         // bumped when the timer is re-aimed after a clock change
+    ClockKind clock = ClockKind::monotonic;
+    bool active = false;
+  };
+  void schedule_timer_event(uint32_t slot);
+  void reaim_timers();
+  void clear_timers();
+
+  Simulator& simulator_;
+  ProcessId id_;
+  std::string name_;
+  ProcessStatus status_ = ProcessStatus::running;
+  uint32_t incarnation_ = 0;
+  ProcessClock clock_;
+  std::vector<TimerSlot> timers_;
+  std::vector<uint32_t> free_timer_slots_;
+  std::size_t active_timers_ = 0;
+  std::vector<Event> deferred_;  // events that arrived while paused, in arrival order
+};
+
+struct SimulatorLimits {
+  uint64_t events_max = 100'000'000;
+  Duration duration_max = Duration::from_s(24 * 3600);
+  uint32_t messages_in_flight_max = 1'000'000;
+  std::size_t trace_records_max = 1'000'000;
+};
+
+enum class RunStop : uint8_t {
+  idle,                 // nothing left to do
+  reached_until,        // stopped at the requested time
+  event_limit,          // limits.events_max
+  duration_limit,       // limits.duration_max
+  in_flight_limit,      // limits.messages_in_flight_max
+  stopped,              // a model asked to stop
+};
+const char* run_stop_name(RunStop stop);
+
+struct RunResult {
+  RunStop stop = RunStop::idle;
+  Instant end_time;
+  uint64_t events = 0;
+  bool limit_hit() const {
+    return stop == RunStop::event_limit || stop == RunStop::duration_limit ||
+           stop == RunStop::in_flight_limit;
+  }
+};
+
+// Clock options for new processes: the default wall clock starts at 2026-01-01T00:00:00Z.
+inline constexpr int64_t default_epoch_ms = 1'767'225'600'000;
+
+class Simulator {
+ public:
+  explicit Simulator(uint64_t seed, SimulatorLimits limits = {});
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  Instant now() const { return now_; }
+  uint64_t seed() const { return seed_; }
+  Rng rng(std::string_view component) const { return Rng::derive(seed_, component); }
+  const SimulatorLimits& limits() const { return limits_; }
+
+  template <typename P, typename... Args>
+  P& add_process(std::string name, Args&&... args) {
+    const auto id = static_cast<ProcessId>(processes_.size());
+    auto process = std::make_unique<P>(*this, id, std::move(name), std::forward<Args>(args)...);
+    P& ref = *process;
+    processes_.push_back(std::move(process));
+    network_.ensure_processes(processes_.size());
+    return ref;
+  }
+  Process& process(ProcessId id) { return *processes_.at(id); }
+  const Process& process(ProcessId id) const { return *processes_.at(id); }
+  std::size_t process_count() const { return processes_.size(); }
+
+  Network& network() { return network_; }
+  Trace& trace() { return trace_; }
+  const Trace& trace() const { return trace_; }
+
+  // Runs `action` at true time `at` (>= now). Used for faults and scripted steps.
+  void schedule_action(Instant at, std::function<void()> action);
+
+  // Process faults, effective now.
+  void pause(ProcessId id);
+  void resume(ProcessId id);
+  void crash(ProcessId id);
+  void restart(ProcessId id);
+  // Clock faults, effective now.
+  void set_clock_rate(ProcessId id, Rate rate);
+  void step_wall_clock(ProcessId id, Duration delta);
+
+  // Sends a message now. Routed through the network model: dropped, or delivered later.
+  void send(Message message);
+
+  // Runs events until nothing is left, a limit is hit, a model calls stop(), or the next event
+  // lies beyond `until` (then time advances to `until`).
+  RunResult run(Instant until = Instant::max());
+  void stop() { stop_requested_ = true; }
+
+  uint64_t events_dispatched() const { return events_; }
+  std::size_t messages_in_flight() const { return in_flight_; }
+
+ private:
+  friend class Process;
+  void push(Event event);
+  Event pop();
+  void dispatch(const Event& event);
+  void dispatch_timer(Process& process, const Event& event);
+  void deliver(const Event& event);
+  uint32_t allocate_message(Message&& message);
+  void free_message(uint32_t slot);
+
+  uint64_t seed_;
+  SimulatorLimits limits_;
+  Instant now_ = Instant::zero();
+  uint64_t sequence_ = 0;
+  uint64_t events_ = 0;
+  uint64_t message_ids_ = 0;
+  bool stop_requested_ = false;
+  bool in_flight_limit_hit_ = false;
+  std::vector<Event> queue_;  // binary min-heap on (time, sequence)
+  std::vector<std::unique_ptr<Process>> processes_;
+  std::vector<Message> messages_;
+  std::vector<uint32_t> free_messages_;
+  std::size_t in_flight_ = 0;
+  std::vector<std::function<void()>> actions_;
+  Network network_;
+  Trace trace_;
+};
+
+}  // namespace redlock_sim

@@ -1,0 +1,187 @@
+#include "sim/kernel/task_process.hpp"
+
+#include "sim/kernel/assert.hpp"
+
+namespace redlock_sim {
+
+namespace {
+// Timer tags: a coroutine to resume (its frame address, 16-byte aligned, low bit 0) or a request
+// timeout (request slot shifted left, low bit 1).
+constexpr uint64_t timeout_tag_bit = 1;
+uint64_t request_wire_id(uint32_t slot, uint32_t generation) {
+  // Never 0, which marks one-way messages.
+  return (static_cast<uint64_t>(slot + 1) << 32) | generation;
+}
+}  // namespace
+
+TaskProcess::TaskProcess(Simulator& simulator, ProcessId id, std::string name)
+    : Process(simulator, id, name), random_(simulator.rng("process/" + name + "/random")) {}
+
+TaskProcess::~TaskProcess() { tasks_.clear(); }
+
+void TaskProcess::spawn(Task<void> task) {
+  SIM_ASSERT(status() != ProcessStatus::crashed);
+  sweep_finished_tasks();
+  tasks_.push_back(std::move(task));
+  tasks_.back().start();
+  sweep_finished_tasks();
+}
+
+void TaskProcess::sweep_finished_tasks() {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+    if (tasks_[i].done()) {
+      tasks_[i].rethrow_if_failed();  // an exception escaping lock code is a bug: surface it
+      continue;
+    }
+    if (kept != i) tasks_[kept] = std::move(tasks_[i]);
+    ++kept;
+  }
+  tasks_.resize(kept);
+}
+
+std::size_t TaskProcess::live_task_count() const {
+  std::size_t count = 0;
+  for (const Task<void>& task : tasks_) count += task.done() ? 0 : 1;
+  return count;
+}
+
+void TaskProcess::random_bytes(std::span<uint8_t> out) {
+  for (std::size_t i = 0; i < out.size(); i += 8) {
+    uint64_t word = random_.next_u64();
+    for (std::size_t j = i; j < out.size() && j < i + 8; ++j) {
+      out[j] = static_cast<uint8_t>(word);
+      word >>= 8;
+    }
+  }
+}
+
+void TaskProcess::start_sleep(Duration duration, std::coroutine_handle<> waiter) {
+  const auto tag = reinterpret_cast<uint64_t>(waiter.address());
+  SIM_ASSERT((tag & timeout_tag_bit) == 0);
+  start_timer(ClockKind::monotonic, monotonic_now() + duration, tag);
+}
+
+void TaskProcess::start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOptions& options,
+                                std::vector<Outcome>* results, std::coroutine_handle<> waiter) {
+  uint32_t group_slot;
+  if (!free_groups_.empty()) {
+    group_slot = free_groups_.back();
+    free_groups_.pop_back();
+  } else {
+    group_slot = static_cast<uint32_t>(groups_.size());
+    groups_.emplace_back();
+  }
+  {
+    Group& group = groups_[group_slot];
+    group.results.assign(requests.size(), Outcome{});
+    group.destination = results;
+    group.waiter = waiter;
+    group.options = options;
+    group.outstanding = static_cast<uint32_t>(requests.size());
+    group.successes = 0;
+    group.failures = 0;
+    group.resumed = false;
+    group.active = true;
+  }
+  for (uint32_t index = 0; index < requests.size(); ++index) {
+    NodeRequest& request = requests[index];
+    SIM_ASSERT_LT(request.node, endpoints_.size());
+    uint32_t slot;
+    if (!free_requests_.empty()) {
+      slot = free_requests_.back();
+      free_requests_.pop_back();
+    } else {
+      slot = static_cast<uint32_t>(requests_.size());
+      requests_.emplace_back();
+    }
+    const TimerId timer = start_timer(ClockKind::monotonic, monotonic_now() + request.timeout,
+                                      (static_cast<uint64_t>(slot) << 1) | timeout_tag_bit);
+    PendingRequest& pending = requests_[slot];
+    pending.group = group_slot;
+    pending.index = index;
+    pending.timer = timer;
+    pending.active = true;
+    send_message(endpoints_[request.node], std::move(request.command),
+         request_wire_id(slot, pending.generation));
+  }
+}
+
+bool TaskProcess::satisfied(const Group& group) const {
+  if (group.outstanding == 0) return true;
+  if (group.options.mode == FanOutMode::wait_for_all) return false;
+  const auto total = static_cast<uint32_t>(group.results.size());
+  return group.successes >= group.options.quorum ||
+         group.failures > total - std::min(total, group.options.quorum);
+}
+
+void TaskProcess::complete(uint32_t request_slot, Outcome outcome) {
+  PendingRequest& pending = requests_[request_slot];
+  SIM_ASSERT(pending.active);
+  pending.active = false;
+  ++pending.generation;
+  const uint32_t group_slot = pending.group;
+  free_requests_.push_back(request_slot);
+
+  Group& group = groups_[group_slot];
+  const bool success = group.options.success(outcome);
+  group.results[pending.index] = std::move(outcome);
+  --group.outstanding;
+  if (success) {
+    ++group.successes;
+  } else {
+    ++group.failures;
+  }
+  std::coroutine_handle<> to_resume;
+  if (!group.resumed && satisfied(group)) {
+    group.resumed = true;
+    *group.destination = group.results;  // requests still out read as `unknown`
+    to_resume = group.waiter;
+  }
+  if (group.resumed && group.outstanding == 0) {
+    group.active = false;
+    ++group.generation;
+    group.results.clear();
+    free_groups_.push_back(group_slot);
+  }
+  // Resume last: the coroutine may start new requests and grow the slabs.
+  if (to_resume) {
+    to_resume.resume();
+    sweep_finished_tasks();
+  }
+}
+
+void TaskProcess::on_message(Message& message) {
+  if (!message.is_reply || message.request_id == 0) {
+    on_unsolicited(message);
+    return;
+  }
+  const auto slot = static_cast<uint32_t>((message.request_id >> 32) - 1);
+  const auto generation = static_cast<uint32_t>(message.request_id);
+  if (slot >= requests_.size()) return;
+  PendingRequest& pending = requests_[slot];
+  if (!pending.active || pending.generation != generation) return;  // late reply: timed out
+  cancel_timer(pending.timer);
+  complete(slot, Outcome{.kind = OutcomeKind::ok, .reply = std::move(message.reply)});
+}
+
+void TaskProcess::on_timer(uint64_t tag) {
+  if ((tag & timeout_tag_bit) == 0) {
+    std::coroutine_handle<>::from_address(reinterpret_cast<void*>(tag)).resume();
+    sweep_finished_tasks();
+    return;
+  }
+  const auto slot = static_cast<uint32_t>(tag >> 1);
+  SIM_ASSERT(requests_[slot].active);
+  complete(slot, Outcome{.kind = OutcomeKind::unknown, .reply = {}});
+}
+
+void TaskProcess::on_crash() {
+  tasks_.clear();  // destroys every frame, children included
+  requests_.clear();
+  free_requests_.clear();
+  groups_.clear();
+  free_groups_.clear();
+}
+
+}  // namespace redlock_sim

@@ -1,0 +1,79 @@
+// A process that runs coroutine code written against the port: the simulator's implementation
+// of lock_impls/port.
+//
+// Requests go over the simulated network to server processes; each has a timeout on this
+// process's monotonic clock. A timed-out request reports `unknown` but is not cancelled: the
+// server may still execute it. While the process is paused nothing here runs; replies and timers
+// wait and are handled in arrival order at resume. A crash destroys every coroutine frame.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "lock_impls/port/port.hpp"
+#include "sim/kernel/simulator.hpp"
+
+namespace redlock_sim {
+
+class TaskProcess : public Process, public Port {
+ public:
+  TaskProcess(Simulator& simulator, ProcessId id, std::string name);
+  ~TaskProcess() override;
+
+  // NodeId i of the port addresses process endpoints[i].
+  void set_endpoints(std::vector<ProcessId> endpoints) { endpoints_ = std::move(endpoints); }
+  const std::vector<ProcessId>& endpoints() const { return endpoints_; }
+
+  // Starts a root coroutine now; the process owns it until it finishes or the process crashes.
+  void spawn(Task<void> task);
+  std::size_t live_task_count() const;
+
+  Instant wall_now() override { return Process::wall_now(); }
+  Instant monotonic_now() override { return Process::monotonic_now(); }
+  void random_bytes(std::span<uint8_t> out) override;
+
+ protected:
+  void start_sleep(Duration duration, std::coroutine_handle<> waiter) override;
+  void start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOptions& options,
+                     std::vector<Outcome>* results, std::coroutine_handle<> waiter) override;
+  void on_message(Message& message) override;
+  void on_timer(uint64_t tag) override;
+  void on_crash() override;
+  // A one-way message (no pending request matches it); subclasses may handle these.
+  virtual void on_unsolicited(Message& /*message*/) {}
+
+ private:
+  struct PendingRequest {
+    uint32_t generation = 0;
+    uint32_t group = 0;
+    uint32_t index = 0;
+    TimerId timer = 0;
+    bool active = false;
+  };
+  struct Group {
+    uint32_t generation = 0;
+    std::vector<Outcome> results;
+    std::vector<Outcome>* destination = nullptr;
+    std::coroutine_handle<> waiter;
+    FanOutOptions options;
+    uint32_t outstanding = 0;
+    uint32_t successes = 0;
+    uint32_t failures = 0;
+    bool resumed = false;
+    bool active = false;
+  };
+  void complete(uint32_t request_slot, Outcome outcome);
+  bool satisfied(const Group& group) const;
+  void sweep_finished_tasks();
+
+  std::vector<ProcessId> endpoints_;
+  std::vector<Task<void>> tasks_;
+  std::vector<PendingRequest> requests_;
+  std::vector<uint32_t> free_requests_;
+  std::vector<Group> groups_;
+  std::vector<uint32_t> free_groups_;
+  Rng random_;
+};
+
+}  // namespace redlock_sim

@@ -1,0 +1,80 @@
+// The compact trace: every event of a run as a fixed-size record, and a running digest over all
+// of them. Two runs of the same scenario and seed must produce the same digest; the records feed
+// the timeline and the reports.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lock_impls/port/time.hpp"
+
+namespace redlock_sim {
+
+enum class TraceKind : uint8_t {
+  message_sent,       // process -> peer; a = message id, b = delivery true time (ns)
+  message_dropped,    // process -> peer; a = message id, b = DropReason
+  message_delivered,  // peer -> process; a = message id, b = content hash
+  timer_fired,        // process; a = timer slot, b = generation (never a tag: tags may be addresses)
+  event_deferred,     // process was paused; a = event payload
+  process_paused,
+  process_resumed,
+  process_crashed,
+  process_restarted,
+  clock_rate_set,     // a = numerator, b = denominator
+  clock_stepped,      // a = delta ns (two's complement)
+  action,             // a scheduled action ran; a = action index
+  note,               // a model's annotation; a, b model-defined, text in notes()
+};
+
+const char* trace_kind_name(TraceKind kind);
+
+struct TraceRecord {
+  int64_t time_ns;
+  uint64_t a;
+  uint64_t b;
+  uint32_t process;
+  uint32_t peer;
+  TraceKind kind;
+};
+
+class Trace {
+ public:
+  explicit Trace(std::size_t records_max = 1'000'000) : records_max_(records_max) {}
+
+  void record(Instant time, TraceKind kind, uint32_t process, uint32_t peer, uint64_t a,
+              uint64_t b) {
+    mix(static_cast<uint64_t>(time.ns()));
+    mix(static_cast<uint64_t>(kind) | (static_cast<uint64_t>(process) << 8) |
+        (static_cast<uint64_t>(peer) << 36));
+    mix(a);
+    mix(b);
+    ++count_;
+    if (records_.size() < records_max_) {
+      records_.push_back({time.ns(), a, b, process, peer, kind});
+    }
+  }
+  // An annotation with text (kept only while records are kept); the text enters the digest.
+  void note(Instant time, uint32_t process, std::string text, uint64_t a = 0, uint64_t b = 0);
+
+  uint64_t digest() const;
+  std::string digest_hex() const;
+  uint64_t count() const { return count_; }
+  bool truncated() const { return count_ > records_.size(); }
+  const std::vector<TraceRecord>& records() const { return records_; }
+  const std::vector<std::string>& notes() const { return notes_; }
+
+ private:
+  void mix(uint64_t value) {
+    state_ ^= value;
+    state_ *= 0x9e3779b97f4a7c15ULL;
+    state_ ^= state_ >> 29;
+  }
+  std::size_t records_max_;
+  uint64_t state_ = 0x243f6a8885a308d3ULL;
+  uint64_t count_ = 0;
+  std::vector<TraceRecord> records_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace redlock_sim

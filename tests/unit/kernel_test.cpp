@@ -1,0 +1,214 @@
+// Unit tests for the kernel: ordering, timers on local clocks, pause, crash, fan-out.
+#include <gtest/gtest.h>
+
+#include "sim/kernel/server_process.hpp"
+#include "sim/kernel/task_process.hpp"
+
+namespace redlock_sim {
+namespace {
+
+Task<void> ping_once(TaskProcess& self, Outcome& out, Duration timeout) {
+  out = co_await self.send(0, make_command("PING"), timeout);
+}
+
+struct World {
+  Simulator simulator{42};
+  ServerProcess& server = simulator.add_process<ServerProcess>("server");
+  TaskProcess& client = simulator.add_process<TaskProcess>("client");
+  World() { client.set_endpoints({server.id()}); }
+};
+
+// A request and its reply each take the link's one-way delay.
+TEST(Kernel, RequestReplyTakesTwoOneWayDelays) {
+  World world;
+  Outcome outcome;
+  world.client.spawn(ping_once(world.client, outcome, Duration::from_ms(50)));
+  world.simulator.run();
+  EXPECT_EQ(outcome.kind, OutcomeKind::ok);
+  EXPECT_TRUE(outcome.reply.is_ok());
+  EXPECT_EQ(world.simulator.now(), Instant::from_ms(50));  // the cancelled timeout is skipped...
+  EXPECT_EQ(world.server.requests_served(), 1u);
+}
+
+// A request to a partitioned server times out as unknown after the client's timeout.
+TEST(Kernel, PartitionedRequestIsUnknownAfterTimeout) {
+  World world;
+  world.simulator.network().add_partition({.side_a = {world.client.id()},
+                                           .side_b = {world.server.id()}});
+  Outcome outcome{.kind = OutcomeKind::ok, .reply = {}};
+  Instant finished;
+  auto body = [&]() -> Task<void> {
+    outcome = co_await world.client.send(0, make_command("PING"), Duration::from_ms(50));
+    finished = world.simulator.now();
+  };
+  world.client.spawn(body());
+  world.simulator.run();
+  EXPECT_EQ(outcome.kind, OutcomeKind::unknown);
+  EXPECT_EQ(finished, Instant::from_ms(50));
+  EXPECT_EQ(world.server.requests_served(), 0u);
+}
+
+// A timed-out request is not cancelled: a held message still executes on the server later.
+TEST(Kernel, TimedOutRequestStillExecutesLater) {
+  World world;
+  world.simulator.network().add_hold({.from = world.client.id(),
+                                      .to = std::nullopt,
+                                      .command = "ping",
+                                      .active_from = Instant::zero(),
+                                      .release_at = Instant::from_ms(90'000)});
+  Outcome outcome;
+  world.client.spawn(ping_once(world.client, outcome, Duration::from_ms(50)));
+  world.simulator.run(Instant::from_ms(1000));
+  EXPECT_EQ(outcome.kind, OutcomeKind::unknown);
+  EXPECT_EQ(world.server.requests_served(), 0u);
+  world.simulator.run();
+  EXPECT_EQ(world.server.requests_served(), 1u);
+  EXPECT_EQ(world.simulator.now(), Instant::from_ms(90'001));  // the late reply arrives, ignored
+}
+
+// A paused client does not see its reply until it resumes; its clocks keep running.
+TEST(Kernel, PausedClientReadsBufferedReplyAtResume) {
+  World world;
+  Instant resumed_at;
+  Outcome outcome;
+  auto body = [&]() -> Task<void> {
+    outcome = co_await world.client.send(0, make_command("PING"), Duration::from_ms(50));
+    resumed_at = world.simulator.now();
+  };
+  world.client.spawn(body());
+  world.simulator.schedule_action(Instant::from_ms(1),
+                                  [&] { world.simulator.pause(world.client.id()); });
+  world.simulator.schedule_action(Instant::from_ms(15'000),
+                                  [&] { world.simulator.resume(world.client.id()); });
+  world.simulator.run();
+  // The reply was in the buffer before the timeout fired, so it wins, at resume time.
+  EXPECT_EQ(outcome.kind, OutcomeKind::ok);
+  EXPECT_EQ(resumed_at, Instant::from_ms(15'000));
+  EXPECT_EQ(world.client.monotonic_now(), Instant::from_ms(15'000));
+}
+
+// A sleep is measured on the process's monotonic clock: a slow clock sleeps longer in true time.
+TEST(Kernel, SleepFollowsLocalMonotonicRate) {
+  World world;
+  world.simulator.set_clock_rate(world.client.id(), Rate{1, 2});  // half speed
+  Instant woke;
+  auto body = [&]() -> Task<void> {
+    co_await world.client.sleep(Duration::from_ms(100));
+    woke = world.simulator.now();
+  };
+  world.client.spawn(body());
+  world.simulator.run();
+  EXPECT_EQ(woke, Instant::from_ms(200));
+}
+
+// A rate change while a timer is pending re-aims it.
+TEST(Kernel, RateChangeReaimsPendingTimer) {
+  World world;
+  Instant woke;
+  auto body = [&]() -> Task<void> {
+    co_await world.client.sleep(Duration::from_ms(100));
+    woke = world.simulator.now();
+  };
+  world.client.spawn(body());
+  world.simulator.schedule_action(Instant::from_ms(50), [&] {
+    world.simulator.set_clock_rate(world.client.id(), Rate{2, 1});  // double speed from 50 ms
+  });
+  world.simulator.run();
+  EXPECT_EQ(woke, Instant::from_ms(75));  // 50 local ms by 50, the other 50 take 25 true ms
+}
+
+// A wall-clock step does not move a monotonic sleep.
+TEST(Kernel, WallStepDoesNotMoveMonotonicSleep) {
+  World world;
+  Instant woke;
+  auto body = [&]() -> Task<void> {
+    co_await world.client.sleep(Duration::from_ms(100));
+    woke = world.simulator.now();
+  };
+  world.client.spawn(body());
+  world.simulator.schedule_action(Instant::from_ms(10), [&] {
+    world.simulator.step_wall_clock(world.client.id(), Duration::from_s(-3600));
+  });
+  world.simulator.run();
+  EXPECT_EQ(woke, Instant::from_ms(100));
+  EXPECT_EQ(world.client.wall_now(), Instant::from_ms(default_epoch_ms + 100 - 3'600'000));
+}
+
+// A crash destroys the process's coroutines: the code after the await never runs.
+TEST(Kernel, CrashDestroysCoroutines) {
+  World world;
+  bool after_sleep = false;
+  auto body = [&]() -> Task<void> {
+    co_await world.client.sleep(Duration::from_ms(100));
+    after_sleep = true;
+  };
+  world.client.spawn(body());
+  EXPECT_EQ(world.client.live_task_count(), 1u);
+  world.simulator.schedule_action(Instant::from_ms(50),
+                                  [&] { world.simulator.crash(world.client.id()); });
+  world.simulator.run();
+  EXPECT_FALSE(after_sleep);
+  EXPECT_EQ(world.client.live_task_count(), 0u);
+  EXPECT_EQ(world.client.status(), ProcessStatus::crashed);
+}
+
+// Messages to a crashed server are dropped; after a restart, new ones go through.
+TEST(Kernel, CrashedServerDropsThenServesAfterRestart) {
+  World world;
+  world.simulator.crash(world.server.id());
+  Outcome first;
+  Outcome second;
+  auto body = [&]() -> Task<void> {
+    first = co_await world.client.send(0, make_command("PING"), Duration::from_ms(50));
+    world.simulator.restart(world.server.id());
+    second = co_await world.client.send(0, make_command("PING"), Duration::from_ms(50));
+  };
+  world.client.spawn(body());
+  world.simulator.run();
+  EXPECT_EQ(first.kind, OutcomeKind::unknown);
+  EXPECT_EQ(second.kind, OutcomeKind::ok);
+}
+
+// Return-at-quorum resumes as soon as a majority replied; the slow ones read as unknown.
+TEST(Kernel, FanOutReturnsAtQuorum) {
+  Simulator simulator(7);
+  std::vector<ProcessId> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(simulator.add_process<ServerProcess>("n" + std::to_string(i)).id());
+  auto& client = simulator.add_process<TaskProcess>("client");
+  client.set_endpoints(ids);
+  for (int i = 0; i < 5; ++i) {
+    simulator.network().set_link_delay(client.id(), ids[i], DelaySpec::fixed(Duration::from_ms(1 + 10 * i)));
+  }
+  std::vector<Outcome> outcomes;
+  Instant done;
+  auto body = [&]() -> Task<void> {
+    std::vector<NodeRequest> requests;
+    for (NodeId n = 0; n < 5; ++n) requests.push_back({.node = n, .command = make_command("PING"), .timeout = Duration::from_ms(100)});
+    outcomes = co_await client.fan_out(std::move(requests), {.mode = FanOutMode::return_at_quorum, .quorum = 3});
+    done = simulator.now();
+  };
+  client.spawn(body());
+  simulator.run();
+  ASSERT_EQ(outcomes.size(), 5u);
+  EXPECT_EQ(done, Instant::from_ms(22));  // third-fastest: 21 ms there, 1 ms back
+  EXPECT_EQ(outcomes[2].kind, OutcomeKind::ok);
+  EXPECT_EQ(outcomes[3].kind, OutcomeKind::unknown);
+  EXPECT_EQ(outcomes[4].kind, OutcomeKind::unknown);
+}
+
+// Limits end a run with a reported reason instead of hanging.
+TEST(Kernel, EventLimitIsAReportedOutcome) {
+  Simulator simulator(1, SimulatorLimits{.events_max = 10});
+  auto& client = simulator.add_process<TaskProcess>("client");
+  auto forever = [&]() -> Task<void> {
+    while (true) co_await client.sleep(Duration::from_ms(1));
+  };
+  client.spawn(forever());
+  const RunResult result = simulator.run();
+  EXPECT_EQ(result.stop, RunStop::event_limit);
+  EXPECT_TRUE(result.limit_hit());
+  EXPECT_EQ(result.events, 10u);
+}
+
+}  // namespace
+}  // namespace redlock_sim
