@@ -12,6 +12,10 @@
 
 namespace redlock_sim {
 
+// Which of a process's two clocks a reading or deadline is on: the wall clock (Unix time, may
+// step) or the monotonic clock (since boot, never steps).
+enum class ClockKind : uint8_t { wall, monotonic };
+
 class Duration {
  public:
   constexpr Duration() = default;

@@ -20,8 +20,6 @@
 
 namespace redlock_sim {
 
-enum class ClockKind : uint8_t { wall, monotonic };
-
 // An exact clock rate: local nanoseconds per true nanosecond = numerator / denominator.
 struct Rate {
   int64_t numerator = 1;
