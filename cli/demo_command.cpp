@@ -23,8 +23,9 @@ int run_demo(const std::vector<std::string>& arguments) {
     return bad_input(std::string("demo: ") + error.what());
   }
   if (values.count("help")) {
-    std::printf("%s\n", "Runs the kernel demo: a client pinging a server through a pause and a\n"
-                        "wall-clock step, printed in true time beside each process's clocks.\n");
+    std::printf("%s\n",
+                "Runs the kernel demo: a client pinging a server through a pause and a\n"
+                "wall-clock step, printed in true time beside each process's clocks.\n");
     std::cout << options << "\n";
     return exit_ok;
   }
@@ -32,7 +33,8 @@ int run_demo(const std::vector<std::string>& arguments) {
   std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
   std::printf("%7s  %-7s %15s %9s  %s\n", "true ms", "process", "local wall ms", "local mono",
               "what happened");
-  for (const std::string& line : result.timeline) std::printf("%s\n", line.c_str());
+  for (const std::string& line : result.timeline)
+    std::printf("%s\n", line.c_str());
   std::printf("events %llu, trace digest %s\n", static_cast<unsigned long long>(result.events),
               result.trace_digest.c_str());
   return exit_ok;

@@ -34,7 +34,9 @@ const std::vector<Command>& commands() {
   return list;
 }
 
-Registrar::Registrar(Command command) { registry().push_back(command); }
+Registrar::Registrar(Command command) {
+  registry().push_back(command);
+}
 
 int bad_input(const std::string& message) {
   std::fprintf(stderr, "redlock-sim: %s\n(try 'redlock-sim --help')\n", message.c_str());

@@ -31,7 +31,9 @@ struct Pool {
 
 thread_local Pool pool;
 
-std::size_t class_of(std::size_t bytes) { return (bytes + granule_bytes - 1) / granule_bytes - 1; }
+std::size_t class_of(std::size_t bytes) {
+  return (bytes + granule_bytes - 1) / granule_bytes - 1;
+}
 
 }  // namespace
 

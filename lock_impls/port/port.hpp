@@ -28,8 +28,8 @@ struct NodeRequest {
 };
 
 enum class FanOutMode : uint8_t {
-  wait_for_all,       // resume once every request has a reply or has timed out
-  return_at_quorum,   // resume as soon as `quorum` succeeded, or `quorum` can no longer succeed
+  wait_for_all,      // resume once every request has a reply or has timed out
+  return_at_quorum,  // resume as soon as `quorum` succeeded, or `quorum` can no longer succeed
 };
 
 // Which outcomes count toward a quorum. The default counts any non-error, non-nil reply.
@@ -56,7 +56,8 @@ class Port {
     uint8_t bytes[8];
     random_bytes(bytes);
     uint64_t value = 0;
-    for (uint8_t b : bytes) value = (value << 8) | b;
+    for (uint8_t b : bytes)
+      value = (value << 8) | b;
     return value;
   }
 
@@ -125,7 +126,9 @@ class Port::SendAwaitable {
   FanOutAwaitable inner_;
 };
 
-inline Port::SleepAwaitable Port::sleep(Duration duration) { return {this, duration}; }
+inline Port::SleepAwaitable Port::sleep(Duration duration) {
+  return {this, duration};
+}
 inline Port::FanOutAwaitable Port::fan_out(std::vector<NodeRequest> requests,
                                            FanOutOptions options) {
   return {this, std::move(requests), options};

@@ -27,13 +27,13 @@ Command make_command(Args&&... args) {
 }
 
 enum class ReplyType : uint8_t {
-  status,      // +OK
-  error,       // -ERR ...
-  integer,     // :1
-  bulk,        // $3 foo
-  nil,         // $-1 (null bulk string)
-  array,       // *2 ...
-  nil_array,   // *-1 (null array)
+  status,     // +OK
+  error,      // -ERR ...
+  integer,    // :1
+  bulk,       // $3 foo
+  nil,        // $-1 (null bulk string)
+  array,      // *2 ...
+  nil_array,  // *-1 (null array)
 };
 
 struct Reply {
@@ -42,7 +42,9 @@ struct Reply {
   int64_t integer = 0;
   std::vector<Reply> elements;
 
-  static Reply status(std::string_view s) { return Reply{ReplyType::status, std::string(s), 0, {}}; }
+  static Reply status(std::string_view s) {
+    return Reply{ReplyType::status, std::string(s), 0, {}};
+  }
   static Reply ok() { return status("OK"); }
   static Reply error(std::string_view s) { return Reply{ReplyType::error, std::string(s), 0, {}}; }
   static Reply integer_reply(int64_t v) { return Reply{ReplyType::integer, {}, v, {}}; }

@@ -31,6 +31,9 @@ namespace task_detail {
 struct PromiseBase {
   std::coroutine_handle<> continuation;
   std::exception_ptr exception;
+  // For root tasks (no awaiter): told when the task finishes, so its owner can reap it.
+  void (*on_root_done)(void* owner) = nullptr;
+  void* owner = nullptr;
 
   static void* operator new(std::size_t bytes) { return frame_pool::allocate(bytes); }
   static void operator delete(void* frame, std::size_t bytes) noexcept {
@@ -43,8 +46,10 @@ struct PromiseBase {
     bool await_ready() noexcept { return false; }
     template <typename Promise>
     std::coroutine_handle<> await_suspend(std::coroutine_handle<Promise> self) noexcept {
-      auto next = self.promise().continuation;
-      return next ? next : std::noop_coroutine();
+      auto& promise = self.promise();
+      if (promise.continuation) return promise.continuation;
+      if (promise.on_root_done != nullptr) promise.on_root_done(promise.owner);
+      return std::noop_coroutine();
     }
     void await_resume() noexcept {}
   };
@@ -105,8 +110,13 @@ class [[nodiscard]] Task {
   }
   T await_resume() { return handle_.promise().take(); }
 
-  // For root tasks owned by a scheduler: run until the first suspension.
-  void start() { handle_.resume(); }
+  // For root tasks owned by a scheduler: run until the first suspension. `on_done(owner)` is
+  // called when the task finishes (by returning or throwing).
+  void start(void (*on_done)(void*) = nullptr, void* owner = nullptr) {
+    handle_.promise().on_root_done = on_done;
+    handle_.promise().owner = owner;
+    handle_.resume();
+  }
   bool valid() const { return static_cast<bool>(handle_); }
   bool done() const { return handle_ && handle_.done(); }
   // Rethrows what the coroutine threw, if it finished by throwing.

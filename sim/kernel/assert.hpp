@@ -17,22 +17,22 @@ std::string describe_operands(const A& a, const B& b) {
 }
 }  // namespace redlock_sim::detail
 
-#define SIM_ASSERT(condition)                                                            \
-  do {                                                                                   \
-    if (!(condition)) {                                                                  \
-      ::redlock_sim::detail::assertion_failed(#condition, __FILE__, __LINE__, {});       \
-    }                                                                                    \
+#define SIM_ASSERT(condition)                                                      \
+  do {                                                                             \
+    if (!(condition)) {                                                            \
+      ::redlock_sim::detail::assertion_failed(#condition, __FILE__, __LINE__, {}); \
+    }                                                                              \
   } while (false)
 
-#define SIM_ASSERT_OP(a, op, b)                                                          \
-  do {                                                                                   \
-    const auto& sim_assert_a = (a);                                                      \
-    const auto& sim_assert_b = (b);                                                      \
-    if (!(sim_assert_a op sim_assert_b)) {                                               \
-      ::redlock_sim::detail::assertion_failed(                                           \
-          #a " " #op " " #b, __FILE__, __LINE__,                                         \
-          ::redlock_sim::detail::describe_operands(sim_assert_a, sim_assert_b));         \
-    }                                                                                    \
+#define SIM_ASSERT_OP(a, op, b)                                                  \
+  do {                                                                           \
+    const auto& sim_assert_a = (a);                                              \
+    const auto& sim_assert_b = (b);                                              \
+    if (!(sim_assert_a op sim_assert_b)) {                                       \
+      ::redlock_sim::detail::assertion_failed(                                   \
+          #a " " #op " " #b, __FILE__, __LINE__,                                 \
+          ::redlock_sim::detail::describe_operands(sim_assert_a, sim_assert_b)); \
+    }                                                                            \
   } while (false)
 
 #define SIM_ASSERT_EQ(a, b) SIM_ASSERT_OP(a, ==, b)

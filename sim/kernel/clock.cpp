@@ -32,7 +32,8 @@ Rate Rate::times(Rate other) const {
   return Rate{static_cast<int64_t>(n), static_cast<int64_t>(d)};
 }
 
-ProcessClock::ProcessClock(const Options& options) : last_change_(options.true_start) {
+ProcessClock::ProcessClock(const Options& options)
+    : oscillator_rate_(options.rate), last_change_(options.true_start) {
   SIM_ASSERT(options.rate.numerator > 0 && options.rate.denominator > 0);
   segments_.push_back({options.true_start, options.monotonic_at_start, options.rate});
   offsets_.push_back({options.true_start, options.wall_at_start - options.monotonic_at_start});
@@ -47,15 +48,18 @@ std::size_t ProcessClock::segment_index(Instant true_time) const {
 }
 
 std::size_t ProcessClock::offset_index(Instant true_time) const {
-  auto it = std::upper_bound(
-      offsets_.begin(), offsets_.end(), true_time,
-      [](Instant t, const OffsetChange& change) { return t < change.true_time; });
+  auto it =
+      std::upper_bound(offsets_.begin(), offsets_.end(), true_time,
+                       [](Instant t, const OffsetChange& change) { return t < change.true_time; });
   return it == offsets_.begin() ? 0 : static_cast<std::size_t>(it - offsets_.begin()) - 1;
 }
 
 Instant ProcessClock::segment_value(const RateSegment& segment, Instant true_time) {
-  const __int128 elapsed = static_cast<__int128>(true_time.ns() - segment.true_start.ns());
-  __int128 scaled = elapsed * segment.rate.numerator;
+  const int64_t elapsed = true_time.ns() - segment.true_start.ns();
+  if (segment.rate.numerator == segment.rate.denominator) {
+    return segment.monotonic_start + Duration::from_ns(elapsed);  // the common case: rate one
+  }
+  const __int128 scaled = static_cast<__int128>(elapsed) * segment.rate.numerator;
   // Floor division, correct for negative elapsed time as well.
   __int128 quotient = scaled / segment.rate.denominator;
   if (scaled % segment.rate.denominator != 0 && scaled < 0) --quotient;
@@ -83,15 +87,28 @@ void ProcessClock::note_change(Instant at) {
   last_change_ = at;
 }
 
-void ProcessClock::set_rate(Instant at, Rate rate) {
-  SIM_ASSERT(rate.numerator > 0 && rate.denominator > 0);
+void ProcessClock::start_segment(Instant at) {
   note_change(at);
+  // The clock register holds whole nanoseconds: the new rate applies from the current reading.
   const Instant value = monotonic_at(at);
+  const Rate rate = oscillator_rate_.times(slew_factor_);
   if (segments_.back().true_start == at) {
     segments_.back() = {at, value, rate};
   } else {
     segments_.push_back({at, value, rate});
   }
+}
+
+void ProcessClock::set_rate(Instant at, Rate rate) {
+  SIM_ASSERT(rate.numerator > 0 && rate.denominator > 0);
+  oscillator_rate_ = rate;
+  start_segment(at);
+}
+
+void ProcessClock::set_slew(Instant at, Rate factor) {
+  SIM_ASSERT(factor.numerator > 0 && factor.denominator > 0);
+  slew_factor_ = factor;
+  start_segment(at);
 }
 
 void ProcessClock::step_wall(Instant at, Duration delta) {
@@ -109,10 +126,15 @@ void ProcessClock::set_wall_offset_from_true(Instant at, Duration offset) {
   step_wall(at, offset - current);
 }
 
-std::optional<Instant> ProcessClock::solve(const RateSegment& segment, Instant target,
-                                           Instant from, Instant until) {
+std::optional<Instant> ProcessClock::solve(const RateSegment& segment, Instant target, Instant from,
+                                           Instant until) {
   if (from >= until) return std::nullopt;
   if (segment_value(segment, from) >= target) return from;
+  if (segment.rate.numerator == segment.rate.denominator) {
+    const Instant candidate = segment.true_start + (target - segment.monotonic_start);
+    if (candidate >= until) return std::nullopt;
+    return std::max(candidate, from);
+  }
   // value(t) >= target  <=>  (t - ts) * num / den >= target - ms  <=>  t - ts >= ceil(...)
   const __int128 need = static_cast<__int128>(target.ns() - segment.monotonic_start.ns());
   const __int128 scaled = need * segment.rate.denominator;

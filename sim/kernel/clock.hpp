@@ -51,7 +51,11 @@ class ProcessClock {
   Duration wall_offset_at(Instant true_time) const;  // wall minus monotonic
 
   // Changes at true time `at`, which must not precede the last change.
+  // The oscillator's rate (drift), kept when a slew starts or ends.
   void set_rate(Instant at, Rate rate);
+  // A slew (NTP's adjtime) multiplies the oscillator's rate by `factor` until cleared with
+  // Rate::one(). Both clocks are slewed, as Linux slews CLOCK_MONOTONIC; neither steps.
+  void set_slew(Instant at, Rate factor);
   void step_wall(Instant at, Duration delta);  // forward (positive) or backward (negative)
   // Steps the wall clock so that it reads true time plus `offset` at `at`.
   void set_wall_offset_from_true(Instant at, Duration offset);
@@ -79,7 +83,10 @@ class ProcessClock {
   static std::optional<Instant> solve(const RateSegment& segment, Instant target, Instant from,
                                       Instant until);
   void note_change(Instant at);
+  void start_segment(Instant at);
 
+  Rate oscillator_rate_;
+  Rate slew_factor_ = Rate::one();
   std::vector<RateSegment> segments_;
   std::vector<OffsetChange> offsets_;
   Instant last_change_;

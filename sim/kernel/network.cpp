@@ -9,10 +9,14 @@ namespace redlock_sim {
 
 const char* drop_reason_name(DropReason reason) {
   switch (reason) {
-    case DropReason::partition: return "partition";
-    case DropReason::loss: return "loss";
-    case DropReason::destination_down: return "destination_down";
-    case DropReason::in_flight_limit: return "in_flight_limit";
+    case DropReason::partition:
+      return "partition";
+    case DropReason::loss:
+      return "loss";
+    case DropReason::destination_down:
+      return "destination_down";
+    case DropReason::in_flight_limit:
+      return "in_flight_limit";
   }
   return "unknown";
 }
@@ -111,8 +115,8 @@ Network::Route Network::route(ProcessId from, ProcessId to, const std::string* c
   if (is_cut(from, to, now)) return {DropReason::partition, now};
   Link& l = link(from, to);
   if (!l.rng) {
-    l.rng.emplace(Rng::derive(
-        seed_, "network/link/" + std::to_string(from) + "/" + std::to_string(to)));
+    l.rng.emplace(
+        Rng::derive(seed_, "network/link/" + std::to_string(from) + "/" + std::to_string(to)));
   }
   if (l.loss_numerator > 0 && l.rng->chance(l.loss_numerator, l.loss_denominator)) {
     return {DropReason::loss, now};
@@ -123,7 +127,8 @@ Network::Route Network::route(ProcessId from, ProcessId to, const std::string* c
     if (hold.count == 0 || now < hold.active_from || now >= hold.release_at) continue;
     if (hold.from && *hold.from != from) continue;
     if (hold.to && *hold.to != to) continue;
-    if (!hold.command.empty() && (command_name == nullptr || !same_command(hold.command, *command_name))) {
+    if (!hold.command.empty() &&
+        (command_name == nullptr || !same_command(hold.command, *command_name))) {
       continue;
     }
     --hold.count;

@@ -15,7 +15,8 @@ uint64_t stable_hash(std::string_view text) {
 
 Rng::Rng(uint64_t seed) {
   SplitMix64 seeder(seed);
-  for (uint64_t& word : s_) word = seeder.next();
+  for (uint64_t& word : s_)
+    word = seeder.next();
 }
 
 Rng Rng::derive(uint64_t root_seed, std::string_view component) {
@@ -24,7 +25,9 @@ Rng Rng::derive(uint64_t root_seed, std::string_view component) {
 }
 
 namespace {
-inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+inline uint64_t rotl(uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 }  // namespace
 
 uint64_t Rng::next_u64() {

@@ -6,21 +6,30 @@ namespace redlock_sim {
 
 const char* process_status_name(ProcessStatus status) {
   switch (status) {
-    case ProcessStatus::running: return "running";
-    case ProcessStatus::paused: return "paused";
-    case ProcessStatus::crashed: return "crashed";
+    case ProcessStatus::running:
+      return "running";
+    case ProcessStatus::paused:
+      return "paused";
+    case ProcessStatus::crashed:
+      return "crashed";
   }
   return "unknown";
 }
 
 const char* run_stop_name(RunStop stop) {
   switch (stop) {
-    case RunStop::idle: return "idle";
-    case RunStop::reached_until: return "reached_until";
-    case RunStop::event_limit: return "event_limit";
-    case RunStop::duration_limit: return "duration_limit";
-    case RunStop::in_flight_limit: return "in_flight_limit";
-    case RunStop::stopped: return "stopped";
+    case RunStop::idle:
+      return "idle";
+    case RunStop::reached_until:
+      return "reached_until";
+    case RunStop::event_limit:
+      return "event_limit";
+    case RunStop::duration_limit:
+      return "duration_limit";
+    case RunStop::in_flight_limit:
+      return "in_flight_limit";
+    case RunStop::stopped:
+      return "stopped";
   }
   return "unknown";
 }
@@ -33,13 +42,15 @@ bool later(const Event& a, const Event& b) {
 }
 uint64_t hash_command(const Command& command) {
   uint64_t h = 0;
-  for (const std::string& arg : command) h = (h * 31) ^ stable_hash(arg);
+  for (const std::string& arg : command)
+    h = (h * 31) ^ stable_hash(arg);
   return h;
 }
 uint64_t hash_reply(const Reply& reply) {
   uint64_t h = static_cast<uint64_t>(reply.type) * 0x9e3779b97f4a7c15ULL;
   h ^= stable_hash(reply.text) ^ static_cast<uint64_t>(reply.integer);
-  for (const Reply& element : reply.elements) h = (h * 31) ^ hash_reply(element);
+  for (const Reply& element : reply.elements)
+    h = (h * 31) ^ hash_reply(element);
   return h;
 }
 }  // namespace
@@ -55,8 +66,12 @@ Process::Process(Simulator& simulator, ProcessId id, std::string name)
                                    .monotonic_at_start = Instant::zero(),
                                    .rate = Rate::one()}) {}
 
-Instant Process::wall_now() const { return clock_.wall_at(simulator_.now()); }
-Instant Process::monotonic_now() const { return clock_.monotonic_at(simulator_.now()); }
+Instant Process::wall_now() const {
+  return clock_.wall_at(simulator_.now());
+}
+Instant Process::monotonic_now() const {
+  return clock_.monotonic_at(simulator_.now());
+}
 
 TimerId Process::start_timer(ClockKind kind, Instant local_deadline, uint64_t tag) {
   SIM_ASSERT(status_ != ProcessStatus::crashed);
@@ -155,7 +170,8 @@ Simulator::Simulator(uint64_t seed, SimulatorLimits limits)
 Simulator::~Simulator() {
   // Processes may own coroutine frames that refer to one another; destroy them in reverse order
   // of creation, before the queue and message slabs go.
-  while (!processes_.empty()) processes_.pop_back();
+  while (!processes_.empty())
+    processes_.pop_back();
 }
 
 void Simulator::push(Event event) {
@@ -284,6 +300,38 @@ void Simulator::step_wall_clock(ProcessId id, Duration delta) {
   p.reaim_timers();
 }
 
+void Simulator::set_wall_clock_offset(ProcessId id, Duration offset) {
+  Process& p = *processes_.at(id);
+  step_wall_clock(id, offset - (p.clock_.wall_at(now_) - now_));
+}
+
+void Simulator::slew_clock(ProcessId id, Duration amount, int64_t rate_ppm) {
+  SIM_ASSERT(rate_ppm > 0 && rate_ppm < 1'000'000);
+  Process& p = *processes_.at(id);
+  const uint64_t generation = ++p.slew_generation_;
+  if (amount == Duration::zero()) {
+    p.clock_.set_slew(now_, Rate::one());
+  } else {
+    const int64_t ppm = amount > Duration::zero() ? rate_ppm : -rate_ppm;
+    p.clock_.set_slew(now_, Rate::ppm(ppm));
+    // Gains ppm/1e6 local ns per true ns, so |amount| takes |amount| * 1e6 / rate_ppm true ns.
+    const __int128 length =
+        static_cast<__int128>(amount < Duration::zero() ? -amount.ns() : amount.ns()) * 1'000'000 /
+        rate_ppm;
+    const Instant end = now_ + Duration::from_ns(static_cast<int64_t>(length));
+    schedule_action(end, [this, id, generation] {
+      Process& q = *processes_.at(id);
+      if (q.slew_generation_ != generation) return;  // replaced by a newer slew
+      q.clock_.set_slew(now_, Rate::one());
+      trace_.record(now_, TraceKind::clock_rate_set, id, id, 0, 0);
+      q.reaim_timers();
+    });
+  }
+  trace_.record(now_, TraceKind::clock_rate_set, id, id, static_cast<uint64_t>(amount.ns()),
+                static_cast<uint64_t>(rate_ppm));
+  p.reaim_timers();
+}
+
 RunResult Simulator::run(Instant until) {
   const Instant time_limit = Instant::zero() + limits_.duration_max;
   RunResult result;
@@ -386,8 +434,7 @@ void Simulator::deliver(const Event& event) {
   }
   const uint64_t content =
       message.is_reply ? hash_reply(message.reply) : hash_command(message.command);
-  trace_.record(now_, TraceKind::message_delivered, message.to, message.from, message.id,
-                content);
+  trace_.record(now_, TraceKind::message_delivered, message.to, message.from, message.id, content);
   Message delivered = std::move(message);
   free_message(slot);
   p.on_message(delivered);

@@ -113,6 +113,7 @@ class Process {
   std::vector<uint32_t> free_timer_slots_;
   std::size_t active_timers_ = 0;
   std::vector<Event> deferred_;  // events that arrived while paused, in arrival order
+  uint64_t slew_generation_ = 0;
 };
 
 struct SimulatorLimits {
@@ -123,12 +124,12 @@ struct SimulatorLimits {
 };
 
 enum class RunStop : uint8_t {
-  idle,                 // nothing left to do
-  reached_until,        // stopped at the requested time
-  event_limit,          // limits.events_max
-  duration_limit,       // limits.duration_max
-  in_flight_limit,      // limits.messages_in_flight_max
-  stopped,              // a model asked to stop
+  idle,             // nothing left to do
+  reached_until,    // stopped at the requested time
+  event_limit,      // limits.events_max
+  duration_limit,   // limits.duration_max
+  in_flight_limit,  // limits.messages_in_flight_max
+  stopped,          // a model asked to stop
 };
 const char* run_stop_name(RunStop stop);
 
@@ -185,6 +186,12 @@ class Simulator {
   // Clock faults, effective now.
   void set_clock_rate(ProcessId id, Rate rate);
   void step_wall_clock(ProcessId id, Duration delta);
+  // Steps the wall clock so that it reads true time + offset.
+  void set_wall_clock_offset(ProcessId id, Duration offset);
+  // Slews the clocks by `amount` (either sign) at `rate_ppm` parts per million, as ntpd/adjtime
+  // does: the rate changes now and reverts once the amount has been absorbed (about
+  // |amount| / rate_ppm * 1e6 of true time). A new slew replaces an unfinished one.
+  void slew_clock(ProcessId id, Duration amount, int64_t rate_ppm = 500);
 
   // Sends a message now. Routed through the network model: dropped, or delivered later.
   void send(Message message);

@@ -17,17 +17,22 @@ uint64_t request_wire_id(uint32_t slot, uint32_t generation) {
 TaskProcess::TaskProcess(Simulator& simulator, ProcessId id, std::string name)
     : Process(simulator, id, name), random_(simulator.rng("process/" + name + "/random")) {}
 
-TaskProcess::~TaskProcess() { tasks_.clear(); }
+TaskProcess::~TaskProcess() {
+  tasks_.clear();
+}
 
 void TaskProcess::spawn(Task<void> task) {
   SIM_ASSERT(status() != ProcessStatus::crashed);
   sweep_finished_tasks();
   tasks_.push_back(std::move(task));
-  tasks_.back().start();
+  tasks_.back().start([](void* owner) { ++static_cast<TaskProcess*>(owner)->finished_tasks_; },
+                      this);
   sweep_finished_tasks();
 }
 
 void TaskProcess::sweep_finished_tasks() {
+  if (finished_tasks_ == 0) return;
+  finished_tasks_ = 0;
   std::size_t kept = 0;
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
     if (tasks_[i].done()) {
@@ -42,7 +47,8 @@ void TaskProcess::sweep_finished_tasks() {
 
 std::size_t TaskProcess::live_task_count() const {
   std::size_t count = 0;
-  for (const Task<void>& task : tasks_) count += task.done() ? 0 : 1;
+  for (const Task<void>& task : tasks_)
+    count += task.done() ? 0 : 1;
   return count;
 }
 
@@ -103,7 +109,7 @@ void TaskProcess::start_fan_out(std::vector<NodeRequest>&& requests, const FanOu
     pending.timer = timer;
     pending.active = true;
     send_message(endpoints_[request.node], std::move(request.command),
-         request_wire_id(slot, pending.generation));
+                 request_wire_id(slot, pending.generation));
   }
 }
 
@@ -178,6 +184,7 @@ void TaskProcess::on_timer(uint64_t tag) {
 
 void TaskProcess::on_crash() {
   tasks_.clear();  // destroys every frame, children included
+  finished_tasks_ = 0;
   requests_.clear();
   free_requests_.clear();
   groups_.clear();

@@ -69,6 +69,7 @@ class TaskProcess : public Process, public Port {
 
   std::vector<ProcessId> endpoints_;
   std::vector<Task<void>> tasks_;
+  uint32_t finished_tasks_ = 0;  // roots that finished since the last sweep
   std::vector<PendingRequest> requests_;
   std::vector<uint32_t> free_requests_;
   std::vector<Group> groups_;

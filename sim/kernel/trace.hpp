@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -15,16 +16,16 @@ enum class TraceKind : uint8_t {
   message_sent,       // process -> peer; a = message id, b = delivery true time (ns)
   message_dropped,    // process -> peer; a = message id, b = DropReason
   message_delivered,  // peer -> process; a = message id, b = content hash
-  timer_fired,        // process; a = timer slot, b = generation (never a tag: tags may be addresses)
-  event_deferred,     // process was paused; a = event payload
+  timer_fired,     // process; a = timer slot, b = generation (never a tag: tags may be addresses)
+  event_deferred,  // process was paused; a = event payload
   process_paused,
   process_resumed,
   process_crashed,
   process_restarted,
-  clock_rate_set,     // a = numerator, b = denominator
-  clock_stepped,      // a = delta ns (two's complement)
-  action,             // a scheduled action ran; a = action index
-  note,               // a model's annotation; a, b model-defined, text in notes()
+  clock_rate_set,  // a = numerator, b = denominator
+  clock_stepped,   // a = delta ns (two's complement)
+  action,          // a scheduled action ran; a = action index
+  note,            // a model's annotation; a, b model-defined, text in notes()
 };
 
 const char* trace_kind_name(TraceKind kind);
@@ -61,7 +62,7 @@ class Trace {
   std::string digest_hex() const;
   uint64_t count() const { return count_; }
   bool truncated() const { return count_ > records_.size(); }
-  const std::vector<TraceRecord>& records() const { return records_; }
+  const std::deque<TraceRecord>& records() const { return records_; }
   const std::vector<std::string>& notes() const { return notes_; }
 
  private:
@@ -73,7 +74,7 @@ class Trace {
   std::size_t records_max_;
   uint64_t state_ = 0x243f6a8885a308d3ULL;
   uint64_t count_ = 0;
-  std::vector<TraceRecord> records_;
+  std::deque<TraceRecord> records_;  // chunked: growing never copies what is recorded
   std::vector<std::string> notes_;
 };
 

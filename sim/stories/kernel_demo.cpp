@@ -22,8 +22,8 @@ struct Story {
   void say(const Process& who, const std::string& what) {
     char buffer[256];
     std::snprintf(buffer, sizeof buffer, "%7s  %-7s %15s %9s  %s", ms(simulator.now()).c_str(),
-                  who.name().c_str(), ms(who.wall_now()).c_str(),
-                  ms(who.monotonic_now()).c_str(), what.c_str());
+                  who.name().c_str(), ms(who.wall_now()).c_str(), ms(who.monotonic_now()).c_str(),
+                  what.c_str());
     lines.emplace_back(buffer);
   }
 };

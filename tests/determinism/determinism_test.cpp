@@ -17,7 +17,8 @@ std::string run_probe(uint64_t seed) {
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
   std::string output;
   char buffer[256];
-  while (pipe && fgets(buffer, sizeof buffer, pipe.get()) != nullptr) output += buffer;
+  while (pipe && fgets(buffer, sizeof buffer, pipe.get()) != nullptr)
+    output += buffer;
   if (!output.empty() && output.back() == '\n') output.pop_back();
   return output;
 }

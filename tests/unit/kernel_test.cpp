@@ -33,8 +33,8 @@ TEST(Kernel, RequestReplyTakesTwoOneWayDelays) {
 // A request to a partitioned server times out as unknown after the client's timeout.
 TEST(Kernel, PartitionedRequestIsUnknownAfterTimeout) {
   World world;
-  world.simulator.network().add_partition({.side_a = {world.client.id()},
-                                           .side_b = {world.server.id()}});
+  world.simulator.network().add_partition(
+      {.side_a = {world.client.id()}, .side_b = {world.server.id()}});
   Outcome outcome{.kind = OutcomeKind::ok, .reply = {}};
   Instant finished;
   auto body = [&]() -> Task<void> {
@@ -173,18 +173,23 @@ TEST(Kernel, CrashedServerDropsThenServesAfterRestart) {
 TEST(Kernel, FanOutReturnsAtQuorum) {
   Simulator simulator(7);
   std::vector<ProcessId> ids;
-  for (int i = 0; i < 5; ++i) ids.push_back(simulator.add_process<ServerProcess>("n" + std::to_string(i)).id());
+  for (int i = 0; i < 5; ++i)
+    ids.push_back(simulator.add_process<ServerProcess>("n" + std::to_string(i)).id());
   auto& client = simulator.add_process<TaskProcess>("client");
   client.set_endpoints(ids);
   for (int i = 0; i < 5; ++i) {
-    simulator.network().set_link_delay(client.id(), ids[i], DelaySpec::fixed(Duration::from_ms(1 + 10 * i)));
+    simulator.network().set_link_delay(client.id(), ids[i],
+                                       DelaySpec::fixed(Duration::from_ms(1 + 10 * i)));
   }
   std::vector<Outcome> outcomes;
   Instant done;
   auto body = [&]() -> Task<void> {
     std::vector<NodeRequest> requests;
-    for (NodeId n = 0; n < 5; ++n) requests.push_back({.node = n, .command = make_command("PING"), .timeout = Duration::from_ms(100)});
-    outcomes = co_await client.fan_out(std::move(requests), {.mode = FanOutMode::return_at_quorum, .quorum = 3});
+    for (NodeId n = 0; n < 5; ++n)
+      requests.push_back(
+          {.node = n, .command = make_command("PING"), .timeout = Duration::from_ms(100)});
+    outcomes = co_await client.fan_out(std::move(requests),
+                                       {.mode = FanOutMode::return_at_quorum, .quorum = 3});
     done = simulator.now();
   };
   client.spawn(body());
@@ -201,7 +206,8 @@ TEST(Kernel, EventLimitIsAReportedOutcome) {
   Simulator simulator(1, SimulatorLimits{.events_max = 10});
   auto& client = simulator.add_process<TaskProcess>("client");
   auto forever = [&]() -> Task<void> {
-    while (true) co_await client.sleep(Duration::from_ms(1));
+    while (true)
+      co_await client.sleep(Duration::from_ms(1));
   };
   client.spawn(forever());
   const RunResult result = simulator.run();

@@ -15,9 +15,10 @@ inline Task<void> generated_client(TaskProcess& self, uint64_t rounds, uint32_t 
   for (uint64_t round = 0; round < rounds; ++round) {
     std::vector<NodeRequest> requests;
     for (uint32_t node = 0; node < servers; ++node) {
-      requests.push_back({.node = node,
-                          .command = make_command("SET", "k", std::to_string(self.random_u64() % 1000)),
-                          .timeout = Duration::from_ms(20 + static_cast<int64_t>(round % 30))});
+      requests.push_back(
+          {.node = node,
+           .command = make_command("SET", "k", std::to_string(self.random_u64() % 1000)),
+           .timeout = Duration::from_ms(20 + static_cast<int64_t>(round % 30))});
     }
     const bool quorum = (self.random_u64() & 1) == 0;
     std::vector<Outcome> outcomes = co_await self.fan_out(
