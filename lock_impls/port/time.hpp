@@ -9,6 +9,7 @@
 #include <compare>
 #include <cstdint>
 #include <limits>
+#include <ostream>
 
 namespace redlock_sim {
 
@@ -79,5 +80,13 @@ class Instant {
   constexpr explicit Instant(int64_t ns) : ns_(ns) {}
   int64_t ns_ = 0;
 };
+
+// For test failure messages and logs: nanoseconds, with milliseconds beside them.
+inline std::ostream& operator<<(std::ostream& out, Duration d) {
+  return out << d.ns() << "ns (" << d.ms_floor() << "ms)";
+}
+inline std::ostream& operator<<(std::ostream& out, Instant t) {
+  return out << "@" << t.ns() << "ns (" << t.ms_floor() << "ms)";
+}
 
 }  // namespace redlock_sim

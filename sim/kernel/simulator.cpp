@@ -343,6 +343,8 @@ RunResult Simulator::run(Instant until) {
       break;
     }
     if (queue_.empty()) {
+      // Nothing can happen any more; time still passes up to a finite `until`.
+      if (until != Instant::max()) now_ = std::max(now_, until);
       result.stop = RunStop::idle;
       break;
     }

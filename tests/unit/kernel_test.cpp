@@ -134,6 +134,26 @@ TEST(Kernel, WallStepDoesNotMoveMonotonicSleep) {
   EXPECT_EQ(world.client.wall_now(), Instant::from_ms(default_epoch_ms + 100 - 3'600'000));
 }
 
+// A slew absorbs exactly its amount and then stops: +10 ms at 500 ppm takes 20 s of true time.
+TEST(Kernel, SlewAbsorbsItsAmountThenStops) {
+  World world;
+  world.simulator.schedule_action(Instant::from_ms(1000), [&] {
+    world.simulator.slew_clock(world.client.id(), Duration::from_ms(10), 500);
+  });
+  world.simulator.run(Instant::from_ms(11'000));
+  EXPECT_EQ(world.client.wall_now(), Instant::from_ms(default_epoch_ms + 11'005));
+  world.simulator.run(Instant::from_ms(60'000));
+  EXPECT_EQ(world.client.wall_now(), Instant::from_ms(default_epoch_ms + 60'010));
+  EXPECT_EQ(world.client.monotonic_now(), Instant::from_ms(60'010));  // slewed, never stepped
+}
+
+// Setting a wall offset steps the wall clock to true time plus the offset.
+TEST(Kernel, SetWallOffsetSteps) {
+  World world;
+  world.simulator.set_wall_clock_offset(world.server.id(), Duration::from_ms(-250));
+  EXPECT_EQ(world.server.wall_now(), Instant::from_ms(-250));
+}
+
 // A crash destroys the process's coroutines: the code after the await never runs.
 TEST(Kernel, CrashDestroysCoroutines) {
   World world;

@@ -1,0 +1,68 @@
+// Clocks against the catalogue's conventions (redis_lock_semantics.md §3 and S03/S04).
+#include <gtest/gtest.h>
+
+#include "sim/kernel/clock.hpp"
+
+namespace redlock_sim {
+namespace {
+
+Instant ms(int64_t v) { return Instant::from_ms(v); }
+
+// S03a: a node clock at rate 200/199 with clk(1 ms) = 1 ms passes when = 10001 first at t = 9952.
+TEST(Clock, FastNodeClockReachesExpiryWhereTheCatalogueSays) {
+  ProcessClock clock(ProcessClock::Options{.rate = Rate{200, 199}});
+  EXPECT_EQ(clock.monotonic_at(ms(1)).ms_floor(), 1);
+  // The key is expired once clk > 10001, i.e. clk >= 10002 ms.
+  const Instant expired = clock.first_true_time_reaching(ClockKind::monotonic, ms(10002), ms(0));
+  EXPECT_EQ(Duration::floor_div(expired.ns() + 999'999, 1'000'000), 9952);
+  EXPECT_LT(clock.monotonic_at(ms(9951)).ms_floor(), 10002);
+  EXPECT_GE(clock.monotonic_at(ms(9952)).ms_floor(), 10002);
+}
+
+// S04b: a client clock at rate 49/50 reads local 9898 ms first at true 10100 ms.
+TEST(Clock, SlowClientClockEndsItsHoldLate) {
+  ProcessClock clock(ProcessClock::Options{.rate = Rate{49, 50}});
+  EXPECT_EQ(clock.first_true_time_reaching(ClockKind::monotonic, ms(9898), ms(0)), ms(10100));
+  // S04a: at 199/200 the same local instant is reached at about 9948 ms.
+  ProcessClock slightly(ProcessClock::Options{.rate = Rate{199, 200}});
+  const Instant end = slightly.first_true_time_reaching(ClockKind::monotonic, ms(9898), ms(0));
+  EXPECT_EQ(Duration::floor_div(end.ns() + 999'999, 1'000'000), 9948);
+}
+
+// A wall step moves the wall clock only; a backward step makes it read earlier values again.
+TEST(Clock, WallStepsLeaveMonotonicAlone) {
+  ProcessClock clock(ProcessClock::Options{.wall_at_start = ms(1000)});
+  clock.step_wall(ms(100), Duration::from_ms(-50));
+  EXPECT_EQ(clock.wall_at(ms(99)), ms(1099));
+  EXPECT_EQ(clock.wall_at(ms(100)), ms(1050));
+  EXPECT_EQ(clock.monotonic_at(ms(100)), ms(100));
+  // After the backward step, 1080 is first read again at 130 (it was read at 80 before).
+  EXPECT_EQ(clock.first_true_time_reaching(ClockKind::wall, ms(1080), ms(100)), ms(130));
+  EXPECT_EQ(clock.first_true_time_reaching(ClockKind::wall, ms(1080), ms(0)), ms(80));
+}
+
+// Setting the offset from true time is a step of the difference.
+TEST(Clock, SetOffsetFromTrue) {
+  ProcessClock clock;
+  clock.set_wall_offset_from_true(ms(10), Duration::from_ms(10'000));
+  EXPECT_EQ(clock.wall_at(ms(20)), ms(10'020));
+}
+
+// A slew changes both clocks' rate until cleared, and never steps either.
+TEST(Clock, SlewChangesRateOfBothClocks) {
+  ProcessClock clock;
+  clock.set_slew(ms(0), Rate::ppm(500));
+  EXPECT_EQ(clock.monotonic_at(ms(1000)), ms(1000) + Duration::from_us(500));
+  EXPECT_EQ(clock.wall_at(ms(1000)) - clock.monotonic_at(ms(1000)), Duration::zero());
+  clock.set_slew(ms(1000), Rate::one());
+  EXPECT_EQ(clock.monotonic_at(ms(2000)), ms(2000) + Duration::from_us(500));
+}
+
+// Rates compose exactly and reduce.
+TEST(Clock, RatesComposeExactly) {
+  EXPECT_EQ(Rate::ppm(500), (Rate{2001, 2000}));
+  EXPECT_EQ((Rate{200, 199}).times(Rate{199, 200}), Rate::one());
+}
+
+}  // namespace
+}  // namespace redlock_sim
