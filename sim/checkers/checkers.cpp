@@ -1,0 +1,264 @@
+#include "sim/checkers/checkers.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace redlock_sim {
+
+const char* verdict_name(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::holds:
+      return "holds";
+    case Verdict::violated:
+      return "violated";
+    case Verdict::not_checked:
+      return "not_checked";
+  }
+  return "unknown";
+}
+
+namespace {
+
+std::string ms_text(Instant t) {
+  return std::to_string(t.ms_floor());
+}
+std::string ms_text(Duration d) {
+  return std::to_string(d.ms_floor());
+}
+
+// The hold intervals of one grant: the deadline chain, each extension learned in time moving the
+// end, an extension learned too late starting a new interval; all cut at the grant's end.
+void grant_intervals(const GrantRecord& grant, const ClockReach& raw_reach,
+                     std::vector<HoldInterval>& out) {
+  if (grant.deadlines.empty()) return;
+  // A lock with no computed deadline (TTL-only, watchdog) is believed held until it ends.
+  const auto reach = [&](ProcessId client, ClockKind kind, Instant local, Instant from) {
+    return local == Instant::max() ? Instant::max() : raw_reach(client, kind, local, from);
+  };
+  Instant start = grant.granted_at;
+  Instant end = reach(grant.client, grant.clock, grant.deadlines.front().local, start);
+  std::vector<std::pair<Instant, Instant>> pieces;
+  for (std::size_t i = 1; i < grant.deadlines.size(); ++i) {
+    const GrantRecord::Deadline& next = grant.deadlines[i];
+    if (next.learned_at >= end) {
+      pieces.emplace_back(start, end);
+      start = next.learned_at;
+    }
+    end = reach(grant.client, grant.clock, next.local, std::max(start, next.learned_at));
+  }
+  pieces.emplace_back(start, end);
+  for (auto [piece_start, piece_end] : pieces) {
+    if (grant.ended_at) {
+      if (piece_start >= *grant.ended_at) continue;
+      piece_end = std::min(piece_end, *grant.ended_at);
+    }
+    if (piece_end <= piece_start) continue;
+    out.push_back(HoldInterval{.grant_id = grant.grant_id,
+                               .client = grant.client,
+                               .lock = grant.lock,
+                               .start = piece_start,
+                               .end = piece_end});
+  }
+}
+
+}  // namespace
+
+std::vector<HoldInterval> hold_intervals(const History& history, const ClockReach& reach) {
+  std::vector<HoldInterval> out;
+  for (const GrantRecord& grant : history.grants())
+    grant_intervals(grant, reach, out);
+  std::sort(out.begin(), out.end(), [](const HoldInterval& a, const HoldInterval& b) {
+    return std::tie(a.lock, a.start, a.grant_id) < std::tie(b.lock, b.start, b.grant_id);
+  });
+  return out;
+}
+
+MutualExclusionResult check_mutual_exclusion(const std::vector<HoldInterval>& holds) {
+  MutualExclusionResult result;
+  // Sweep per lock in start order, keeping the intervals that have not ended yet.
+  std::vector<const HoldInterval*> active;
+  const std::string* lock = nullptr;
+  for (const HoldInterval& hold : holds) {
+    if (lock == nullptr || *lock != hold.lock) {
+      active.clear();
+      lock = &hold.lock;
+    }
+    std::erase_if(active, [&](const HoldInterval* a) { return a->end <= hold.start; });
+    for (const HoldInterval* other : active) {
+      if (other->client == hold.client) continue;
+      const Instant overlap_end = std::min(other->end, hold.end);
+      result.violations.push_back(
+          Violation{.checker = "mutual_exclusion",
+                    .kind = "overlap",
+                    .clients = {other->client, hold.client},
+                    .grants = {other->grant_id, hold.grant_id},
+                    .start = hold.start,
+                    .end = overlap_end,
+                    .description = "grants " + std::to_string(other->grant_id) + " and " +
+                                   std::to_string(hold.grant_id) + " of lock '" + hold.lock +
+                                   "' both held during [" + ms_text(hold.start) + ", " +
+                                   ms_text(overlap_end) + ") ms, " +
+                                   ms_text(overlap_end - hold.start) + " ms"});
+    }
+    active.push_back(&hold);
+  }
+  std::stable_sort(result.violations.begin(), result.violations.end(),
+                   [](const Violation& a, const Violation& b) { return a.start < b.start; });
+  result.verdict = result.violations.empty() ? Verdict::holds : Verdict::violated;
+  return result;
+}
+
+ResourceSafetyResult check_resource_safety(const History& history,
+                                           const std::vector<ResourceOp>& log,
+                                           const std::string& resource, int64_t final_value) {
+  ResourceSafetyResult result;
+  result.verdict = Verdict::holds;
+  result.final_value = final_value;
+  const auto grant_order = [&](uint64_t grant_id) {
+    const GrantRecord& g = history.grants().at(grant_id - 1);
+    return std::make_pair(g.granted_at, g.grant_id);
+  };
+  std::optional<std::pair<Instant, uint64_t>> newest;
+  uint64_t newest_grant = 0;
+  for (const ResourceOp& op : log) {
+    if (op.resource != resource) continue;
+    if (!op.accepted) {
+      ++result.stale_operations_rejected;
+      continue;
+    }
+    const bool is_write =
+        op.kind == ResourceOpKind::write || op.kind == ResourceOpKind::write_if_owner;
+    if (!is_write || op.grant_id == 0 || op.grant_id > history.grants().size()) continue;
+    const auto order = grant_order(op.grant_id);
+    if (newest && order < *newest) {
+      result.violations.push_back(Violation{
+          .checker = "resource_safety",
+          .kind = "stale_write",
+          .clients = {op.client},
+          .grants = {op.grant_id, newest_grant},
+          .start = op.applied_at,
+          .end = op.applied_at,
+          .description = "write of " + std::to_string(op.value) + " under grant " +
+                         std::to_string(op.grant_id) + " applied at " + ms_text(op.applied_at) +
+                         " ms, after a write under the newer grant " +
+                         std::to_string(newest_grant)});
+    } else {
+      newest = order;
+      newest_grant = op.grant_id;
+    }
+  }
+  for (const WriteAck& ack : history.write_acks()) {
+    (void)ack;
+    ++result.increments_acknowledged;
+  }
+  if (final_value < static_cast<int64_t>(result.increments_acknowledged)) {
+    result.violations.push_back(
+        Violation{.checker = "resource_safety",
+                  .kind = "lost_update",
+                  .description = "final value " + std::to_string(final_value) + " < " +
+                                 std::to_string(result.increments_acknowledged) +
+                                 " increments acknowledged"});
+  }
+  if (!result.violations.empty()) result.verdict = Verdict::violated;
+  return result;
+}
+
+namespace {
+using Window = std::pair<Instant, Instant>;
+
+std::vector<Window> merged(std::vector<Window> windows) {
+  std::sort(windows.begin(), windows.end());
+  std::vector<Window> out;
+  for (const Window& w : windows) {
+    if (!out.empty() && w.first <= out.back().second) {
+      out.back().second = std::max(out.back().second, w.second);
+    } else {
+      out.push_back(w);
+    }
+  }
+  return out;
+}
+
+bool overlaps_any(const std::vector<Window>& held, Instant start, Instant end) {
+  for (const Window& w : held) {
+    if (w.first < end && start < w.second) return true;
+  }
+  return false;
+}
+}  // namespace
+
+LivenessResult check_liveness(const History& history, const std::vector<HoldInterval>& holds,
+                              Instant run_end, std::optional<Duration> unavailability_max) {
+  LivenessResult result;
+  std::map<std::string, std::vector<Window>> held;
+  for (const HoldInterval& h : holds)
+    held[h.lock].emplace_back(h.start, h.end);
+  for (auto& [lock, windows] : held)
+    windows = merged(std::move(windows));
+  std::map<std::string, std::vector<Window>> wanted;
+  for (const AcquireCall& call : history.acquires()) {
+    const Instant end = call.ended.value_or(run_end);
+    wanted[call.lock].emplace_back(call.started, end);
+    if (call.succeeded) {
+      const Duration took = end - call.started;
+      if (!result.longest_time_to_acquire || took > *result.longest_time_to_acquire) {
+        result.longest_time_to_acquire = took;
+      }
+    } else if (call.ended && !overlaps_any(held[call.lock], call.started, end)) {
+      result.violations.push_back(
+          Violation{.checker = "liveness",
+                    .kind = "livelock",
+                    .clients = {call.client},
+                    .start = call.started,
+                    .end = end,
+                    .description = "acquisition of '" + call.lock + "' gave up after " +
+                                   ms_text(end - call.started) + " ms while nobody held the lock"});
+    }
+  }
+  for (auto& [lock, windows] : wanted) {
+    const std::vector<Window>& busy = held[lock];
+    for (const Window& want : merged(windows)) {
+      // The parts of `want` not covered by any hold.
+      Instant cursor = want.first;
+      for (const Window& h : busy) {
+        if (h.second <= cursor || h.first >= want.second) continue;
+        if (h.first > cursor) {
+          const Duration gap = h.first - cursor;
+          if (!result.longest_unavailability || gap > *result.longest_unavailability) {
+            result.longest_unavailability = gap;
+          }
+          if (unavailability_max && gap > *unavailability_max) {
+            result.violations.push_back(Violation{
+                .checker = "liveness",
+                .kind = "unavailability",
+                .start = cursor,
+                .end = h.first,
+                .description =
+                    "lock '" + lock + "' wanted but held by nobody for " + ms_text(gap) + " ms"});
+          }
+        }
+        cursor = std::max(cursor, h.second);
+      }
+      if (cursor < want.second) {
+        const Duration gap = want.second - cursor;
+        if (!result.longest_unavailability || gap > *result.longest_unavailability) {
+          result.longest_unavailability = gap;
+        }
+        if (unavailability_max && gap > *unavailability_max) {
+          result.violations.push_back(Violation{
+              .checker = "liveness",
+              .kind = "unavailability",
+              .start = cursor,
+              .end = want.second,
+              .description =
+                  "lock '" + lock + "' wanted but held by nobody for " + ms_text(gap) + " ms"});
+        }
+      }
+    }
+  }
+  result.verdict = result.violations.empty() ? Verdict::holds : Verdict::violated;
+  return result;
+}
+
+}  // namespace redlock_sim
