@@ -1,0 +1,125 @@
+// `redlock-sim redis`: one simulated Redis 7.0 node (no persistence) driven by redis-cli-style
+// lines on stdin, each reply printed as `redis-cli --no-raw` prints it. Time is virtual: the
+// node's wall clock starts at --epoch-ms and moves only with `.advance` and `.clock-step`.
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "cli/command.hpp"
+#include "sim/kernel/simulator.hpp"
+#include "sim/redis/cli_text.hpp"
+#include "sim/redis/node.hpp"
+#include "sim/redis/text.hpp"
+
+namespace redlock_sim::cli {
+namespace {
+
+struct Session {
+  Simulator simulator;
+  RedisNode& node;
+  explicit Session(uint64_t seed)
+      : simulator(seed), node(simulator.add_process<RedisNode>("redis")) {}
+};
+
+// Handles `.advance MS` and `.clock-step MS`; returns false (with a message) on bad input.
+bool run_directive(Session& session, const std::vector<std::string>& words, std::size_t line,
+                   std::string& message) {
+  int64_t amount_ms = 0;
+  const bool valid = words.size() == 2 && redis_text::parse_int64(words[1], amount_ms);
+  if (words[0] == ".advance") {
+    if (!valid || amount_ms < 0) {
+      message = "line " + std::to_string(line) + ": expected `.advance MS` with MS >= 0";
+      return false;
+    }
+    session.simulator.run(session.simulator.now() + Duration::from_ms(amount_ms));
+    return true;
+  }
+  if (words[0] == ".clock-step") {
+    if (!valid) {
+      message = "line " + std::to_string(line) + ": expected `.clock-step MS` (MS may be negative)";
+      return false;
+    }
+    session.simulator.step_wall_clock(session.node.id(), Duration::from_ms(amount_ms));
+    return true;
+  }
+  message = "line " + std::to_string(line) + ": unknown directive " + words[0] +
+            " (known: .advance MS, .clock-step MS)";
+  return false;
+}
+
+void print_reply(const std::vector<std::string>& arguments, const Reply& reply) {
+  if (cli_text::printed_raw(arguments) && reply.type == ReplyType::bulk) {
+    std::fwrite(reply.text.data(), 1, reply.text.size(), stdout);
+    return;
+  }
+  const std::string text = cli_text::format_reply(reply);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
+int run_lines(Session& session) {
+  std::string line;
+  std::size_t line_number = 0;
+  while (std::getline(std::cin, line)) {
+    ++line_number;
+    if (!line.empty() && line[0] == '#') continue;
+    if (!line.empty() && line[0] == '.') {
+      const auto words = cli_text::split_arguments(line);
+      std::string message;
+      if (!words || !run_directive(session, *words, line_number, message)) {
+        std::fflush(stdout);
+        return bad_input(
+            "redis: " +
+            (words ? message : "line " + std::to_string(line_number) + ": unbalanced quotes"));
+      }
+      continue;
+    }
+    const auto arguments = cli_text::split_arguments(line);
+    if (!arguments) {
+      std::fputs("Invalid argument(s)\n", stdout);
+      continue;
+    }
+    if (arguments->empty()) continue;
+    print_reply(*arguments, session.node.execute(*arguments));
+  }
+  std::fflush(stdout);
+  return exit_ok;
+}
+
+int run_redis(const std::vector<std::string>& arguments) {
+  namespace po = boost::program_options;
+  po::options_description options("redlock-sim redis [options] < commands");
+  int64_t epoch_ms = default_epoch_ms;
+  uint64_t seed = 1;
+  options.add_options()("help,h", "show this help")(
+      "epoch-ms", po::value<int64_t>(&epoch_ms)->default_value(default_epoch_ms),
+      "the node's wall clock at start, unix ms")(
+      "seed", po::value<uint64_t>(&seed)->default_value(1), "seed of the active-expire sampling");
+  po::variables_map values;
+  try {
+    po::store(po::command_line_parser(arguments).options(options).run(), values);
+    po::notify(values);
+  } catch (const po::error& error) {
+    return bad_input(std::string("redis: ") + error.what());
+  }
+  if (values.count("help")) {
+    std::printf("%s\n",
+                "Runs one simulated Redis 7.0 node. Reads redis-cli-style lines on stdin and\n"
+                "prints each reply as `redis-cli --no-raw` would. Lines starting with # are\n"
+                "comments. Directives: `.advance MS` advances virtual time (the node's clocks\n"
+                "and its active expiry move with it); `.clock-step MS` steps the node's wall\n"
+                "clock (negative allowed).\n");
+    std::cout << options << "\n";
+    return exit_ok;
+  }
+  Session session(seed);
+  session.simulator.step_wall_clock(session.node.id(),
+                                    Duration::from_ms(epoch_ms - default_epoch_ms));
+  return run_lines(session);
+}
+
+const Registrar registrar({"redis", "a simulated Redis 7.0 node fed redis-cli lines on stdin",
+                           &run_redis});
+
+}  // namespace
+}  // namespace redlock_sim::cli

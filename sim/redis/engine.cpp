@@ -1,0 +1,254 @@
+// The engine's core: the command table, dispatch (unknown command, arity, replica writes),
+// key lookup with logical expiry, propagation of expiries, snapshots and active expiry.
+#include "sim/redis/engine.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#include "sim/redis/scripting.hpp"
+#include "sim/redis/sha1.hpp"
+#include "sim/redis/text.hpp"
+
+namespace redlock_sim {
+
+using namespace redis_text;
+
+namespace {
+
+using E = RedisEngine;
+// Sorted by name: find_command does a binary search.
+const E::CommandSpec command_table[] = {
+    {"config", -2, command_noscript, &E::cmd_config},
+    {"dbsize", 1, 0, &E::cmd_dbsize},
+    {"decr", 2, command_write, &E::cmd_decr},
+    {"decrby", 3, command_write, &E::cmd_decrby},
+    {"del", -2, command_write, &E::cmd_del},
+    {"echo", 2, 0, &E::cmd_echo},
+    {"eval", -3, command_noscript, &E::cmd_eval},
+    {"evalsha", -3, command_noscript, &E::cmd_evalsha},
+    {"exists", -2, 0, &E::cmd_exists},
+    {"expire", -3, command_write, &E::cmd_expire},
+    {"expireat", -3, command_write, &E::cmd_expireat},
+    {"expiretime", 2, 0, &E::cmd_expiretime},
+    {"flushall", -1, command_write, &E::cmd_flushall},
+    {"get", 2, 0, &E::cmd_get},
+    {"getdel", 2, command_write, &E::cmd_getdel},
+    {"getex", -2, command_write, &E::cmd_getex},
+    {"hdel", -3, command_write, &E::cmd_hdel},
+    {"hexists", 3, 0, &E::cmd_hexists},
+    {"hget", 3, 0, &E::cmd_hget},
+    {"hgetall", 2, 0, &E::cmd_hgetall},
+    {"hincrby", 4, command_write, &E::cmd_hincrby},
+    {"hlen", 2, 0, &E::cmd_hlen},
+    {"hset", -4, command_write, &E::cmd_hset},
+    {"incr", 2, command_write, &E::cmd_incr},
+    {"incrby", 3, command_write, &E::cmd_incrby},
+    {"info", -1, 0, &E::cmd_info},
+    {"llen", 2, 0, &E::cmd_llen},
+    {"lpush", -3, command_write, &E::cmd_lpush},
+    {"lrange", 4, 0, &E::cmd_lrange},
+    {"persist", 2, command_write, &E::cmd_persist},
+    {"pexpire", -3, command_write, &E::cmd_pexpire},
+    {"pexpireat", -3, command_write, &E::cmd_pexpireat},
+    {"pexpiretime", 2, 0, &E::cmd_pexpiretime},
+    {"ping", -1, 0, &E::cmd_ping},
+    {"psetex", 4, command_write, &E::cmd_psetex},
+    {"pttl", 2, 0, &E::cmd_pttl},
+    {"publish", 3, 0, &E::cmd_publish},
+    {"role", 1, command_noscript, &E::cmd_role},
+    {"rpush", -3, command_write, &E::cmd_rpush},
+    {"script", -2, command_noscript, &E::cmd_script},
+    {"set", -3, command_write, &E::cmd_set},
+    {"setex", 4, command_write, &E::cmd_setex},
+    {"setnx", 3, command_write, &E::cmd_setnx},
+    {"time", 1, 0, &E::cmd_time},
+    {"ttl", 2, 0, &E::cmd_ttl},
+    {"type", 2, 0, &E::cmd_type},
+    {"unlink", -2, command_write, &E::cmd_del},
+    {"wait", 3, command_noscript, &E::cmd_wait},
+};
+
+// Compares a table name (lowercase) with a command name in any case.
+int compare_name(const char* table_name, std::string_view name) {
+  std::size_t i = 0;
+  for (; table_name[i] != '\0' && i < name.size(); ++i) {
+    char c = name[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (table_name[i] != c) return table_name[i] < c ? -1 : 1;
+  }
+  if (table_name[i] == '\0') return i == name.size() ? 0 : -1;
+  return 1;
+}
+
+std::string unknown_command_error(const Command& argv) {
+  std::string args;
+  for (std::size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
+    args += "'" + argv[i].substr(0, 128 - args.size()) + "' ";
+  }
+  std::string text =
+      "ERR unknown command '" + argv[0].substr(0, 128) + "', with args beginning with: " + args;
+  for (char& c : text) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  return text;
+}
+
+}  // namespace
+
+const RedisEngine::CommandSpec* RedisEngine::find_command(std::string_view name) {
+  const auto* end = std::end(command_table);
+  const auto* it = std::lower_bound(std::begin(command_table), end, name,
+                                    [](const CommandSpec& spec, std::string_view wanted) {
+                                      return compare_name(spec.name, wanted) < 0;
+                                    });
+  if (it == end || compare_name(it->name, name) != 0) return nullptr;
+  return it;
+}
+
+const char* RedisEngine::replica_readonly_error() {
+  return "READONLY You can't write against a read only replica.";
+}
+
+RedisEngine::RedisEngine(EngineOptions options)
+    : options_(std::move(options)), scripts_(std::make_unique<ScriptRunner>(*this)) {
+  // A fixed replication id: the real one is random, the model's must be reproducible.
+  replication_id_ = sha1_hex("redlock-sim replication id");
+}
+
+RedisEngine::~RedisEngine() = default;
+
+Reply RedisEngine::execute(const Command& command, const ExecutionContext& context,
+                           std::vector<Propagated>& propagate) {
+  Call call{command,  context.wall_now.ms_floor(), context.wall_now, context.from_master, false,
+            propagate};
+  return dispatch(call);
+}
+
+Reply RedisEngine::dispatch(Call& call) {
+  if (call.argv.empty()) return Reply::error("ERR empty command");
+  const CommandSpec* spec = find_command(call.argv[0]);
+  if (spec == nullptr) return Reply::error(unknown_command_error(call.argv));
+  const auto argc = static_cast<int>(call.argv.size());
+  if ((spec->arity > 0 && argc != spec->arity) || argc < -spec->arity) {
+    return Reply::error(wrong_arity(spec->name));
+  }
+  if (options_.replica && !call.from_master && (spec->flags & command_write) != 0) {
+    return Reply::error(replica_readonly_error());
+  }
+  call.spec = spec;
+  return (this->*(spec->handler))(call);
+}
+
+Value* RedisEngine::lookup(Call& call, std::string_view key) {
+  const auto it = keys_.find(key);
+  if (it == keys_.end()) return nullptr;
+  if (!logically_expired(it->second, call.now_ms)) return &it->second;
+  // A replica applies its master's stream verbatim and never deletes on its own; its clients
+  // just see the key as missing (F4, F5).
+  if (options_.replica) return call.from_master ? &it->second : nullptr;
+  delete_expired(call, it);
+  return nullptr;
+}
+
+void RedisEngine::delete_expired(Call& call, Keyspace::iterator it) {
+  Command del = make_command(config_.lazyfree_lazy_expire ? "UNLINK" : "DEL", it->first);
+  volatile_keys_.erase(it->first);
+  keys_.erase(it);
+  ++expired_keys_;
+  call.propagate.push_back(Propagated{std::move(del), PropagationTarget::all});
+}
+
+bool RedisEngine::remove_key(std::string_view key) {
+  const auto it = keys_.find(key);
+  if (it == keys_.end()) return false;
+  if (it->second.expire_at_ms != no_expiry_ms) volatile_keys_.erase(it->first);
+  keys_.erase(it);
+  return true;
+}
+
+Value& RedisEngine::set_string(std::string_view key, std::string_view value, bool keep_ttl) {
+  auto it = keys_.find(key);
+  if (it == keys_.end()) {
+    it = keys_.emplace(std::string(key), Value{}).first;
+  } else {
+    const int64_t expire_at_ms = it->second.expire_at_ms;
+    it->second = Value{};
+    if (keep_ttl) {
+      it->second.expire_at_ms = expire_at_ms;
+    } else if (expire_at_ms != no_expiry_ms) {
+      volatile_keys_.erase(it->first);
+    }
+  }
+  it->second.type = ValueType::string;
+  it->second.string.assign(value);
+  return it->second;
+}
+
+void RedisEngine::set_expiry(std::string_view key, Value& value, int64_t when_ms) {
+  if (value.expire_at_ms == no_expiry_ms) volatile_keys_.emplace(key);
+  value.expire_at_ms = when_ms;
+}
+
+void RedisEngine::clear_expiry(std::string_view key, Value& value) {
+  if (value.expire_at_ms == no_expiry_ms) return;
+  volatile_keys_.erase(volatile_keys_.find(key));
+  value.expire_at_ms = no_expiry_ms;
+}
+
+const Value* RedisEngine::peek(std::string_view key) const {
+  const auto it = keys_.find(key);
+  return it == keys_.end() ? nullptr : &it->second;
+}
+
+std::vector<SnapshotEntry> RedisEngine::snapshot() const {
+  std::vector<SnapshotEntry> entries;
+  entries.reserve(keys_.size());
+  for (const auto& [key, value] : keys_)
+    entries.push_back(SnapshotEntry{key, value});
+  return entries;
+}
+
+void RedisEngine::restore(const std::vector<SnapshotEntry>& entries, Instant wall_now,
+                          bool skip_expired) {
+  keys_.clear();
+  volatile_keys_.clear();
+  const int64_t now_ms = wall_now.ms_floor();
+  for (const SnapshotEntry& entry : entries) {
+    if (skip_expired && logically_expired(entry.value, now_ms)) continue;
+    keys_.insert_or_assign(entry.key, entry.value);
+    if (entry.value.expire_at_ms != no_expiry_ms) volatile_keys_.insert(entry.key);
+  }
+}
+
+void RedisEngine::flush_scripts() {
+  scripts_->flush();
+}
+
+void RedisEngine::active_expire_cycle(const ExecutionContext& context, Rng& rng,
+                                      std::vector<Propagated>& propagate) {
+  if (options_.replica) return;
+  // Redis's slow cycle samples 20 keys with a TTL per loop and loops again while more than 10%
+  // of the sample was expired; the loop bound stands in for its CPU-time limit. Sampling walks
+  // the sorted key set from a drawn starting point, so a seed fixes what is deleted.
+  constexpr int sample_size = 20;
+  constexpr int loops_max = 16;
+  const Command no_arguments;
+  Call call{no_arguments, context.wall_now.ms_floor(), context.wall_now, false, false, propagate};
+  for (int loop = 0; loop < loops_max && !volatile_keys_.empty(); ++loop) {
+    const uint64_t start = rng.below(volatile_keys_.size());
+    auto it = std::next(volatile_keys_.begin(), static_cast<std::ptrdiff_t>(start));
+    std::vector<std::string> expired;
+    const int sampled = std::min<int>(sample_size, static_cast<int>(volatile_keys_.size()));
+    for (int i = 0; i < sampled; ++i) {
+      if (it == volatile_keys_.end()) it = volatile_keys_.begin();
+      const auto key_it = keys_.find(*it);
+      if (logically_expired(key_it->second, call.now_ms)) expired.push_back(*it);
+      ++it;
+    }
+    for (const std::string& key : expired)
+      delete_expired(call, keys_.find(key));
+    if (static_cast<int>(expired.size()) * 100 <= sampled * 10) break;
+  }
+}
+
+}  // namespace redlock_sim

@@ -1,0 +1,235 @@
+// A Redis 7.0 command engine: one keyspace (db 0), the Lua script cache and the modelled config.
+//
+// It executes one command at a time against the node's wall clock, frozen for the whole command
+// (or script), and returns the reply redis-server 7.0.15 would send, byte for byte (the
+// differential tests are the judge). It does no I/O and keeps no clock of its own: the caller
+// (RedisNode, the `redis` CLI, tests) passes the wall-clock reading in the ExecutionContext.
+//
+// Hooks for persistence and replication (built on top of this class, not in it):
+// - every executed write appends what Redis 7.0 would feed to the AOF and the replication stream
+//   to `propagate`, already rewritten as Redis rewrites it (SET .. PX -> SET .. PXAT absolute,
+//   EXPIRE family -> PEXPIREAT, GETEX -> PEXPIREAT / PERSIST / DEL, GETDEL -> DEL, a script's
+//   writes one by one wrapped in MULTI/EXEC when there are several, an expiry -> DEL);
+// - with `version = "6.2"` relative TTLs go to replicas as sent and only the AOF gets absolute
+//   ones, so each entry says where it goes;
+// - replica mode: no expiry of its own, logically-expired keys read as missing, client writes
+//   refused with READONLY, and commands from the master (context.from_master) applied verbatim;
+// - snapshot()/restore() expose the keyspace with absolute expiries in key order.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "lock_impls/port/reply.hpp"
+#include "lock_impls/port/time.hpp"
+#include "sim/kernel/random.hpp"
+
+namespace redlock_sim {
+
+class ScriptRunner;
+
+inline constexpr int64_t no_expiry_ms = -1;
+
+enum class ValueType : uint8_t { string, hash, list };
+
+struct Value {
+  ValueType type = ValueType::string;
+  std::string string;
+  // Insertion order, as Redis's listpack encoding keeps small hashes (HGETALL order).
+  std::vector<std::pair<std::string, std::string>> hash;
+  std::vector<std::string> list;
+  int64_t expire_at_ms = no_expiry_ms;  // absolute unix ms on the node's wall clock, or none
+  friend bool operator==(const Value&, const Value&) = default;
+};
+
+struct ExecutionContext {
+  Instant wall_now;          // the node's wall clock, frozen for the whole command or script
+  bool from_master = false;  // on a replica: a command of the replication stream
+};
+
+enum class PropagationTarget : uint8_t { all, replicas, aof };
+
+struct Propagated {
+  Command command;
+  PropagationTarget target = PropagationTarget::all;
+  friend bool operator==(const Propagated&, const Propagated&) = default;
+};
+
+struct EngineOptions {
+  std::string version = "7.0";  // "7.0" or "6.2": how TTLs travel to replicas
+  bool replica = false;
+};
+
+// The config parameters CONFIG GET/SET know about (values as Redis prints them).
+struct EngineConfig {
+  int64_t hz = 10;
+  int64_t active_expire_effort = 1;
+  int64_t min_replicas_to_write = 0;
+  int64_t min_replicas_max_lag = 10;
+  int64_t maxmemory = 0;
+  std::string maxmemory_policy = "noeviction";
+  bool lazyfree_lazy_expire = false;
+  bool appendonly = false;
+  std::string appendfsync = "everysec";
+  std::string save;
+};
+
+struct SnapshotEntry {
+  std::string key;
+  Value value;
+  friend bool operator==(const SnapshotEntry&, const SnapshotEntry&) = default;
+};
+
+class RedisEngine {
+ public:
+  explicit RedisEngine(EngineOptions options = {});
+  ~RedisEngine();
+  RedisEngine(const RedisEngine&) = delete;
+  RedisEngine& operator=(const RedisEngine&) = delete;
+
+  // Executes one client command (or, on a replica with from_master, one replicated command).
+  Reply execute(const Command& command, const ExecutionContext& context,
+                std::vector<Propagated>& propagate);
+  // One cycle of active expiry (Redis's slow cycle): samples keys with a TTL in a deterministic
+  // order drawn from `rng` and deletes the expired ones, emitting a DEL for each. A replica does
+  // nothing: it waits for the master's DEL.
+  void active_expire_cycle(const ExecutionContext& context, Rng& rng,
+                           std::vector<Propagated>& propagate);
+
+  void set_replica(bool replica) { options_.replica = replica; }
+  bool replica() const { return options_.replica; }
+  const EngineOptions& options() const { return options_; }
+  EngineConfig& config() { return config_; }
+  const EngineConfig& config() const { return config_; }
+
+  // The keyspace in key order, with absolute expiries (expired-but-present keys included).
+  std::vector<SnapshotEntry> snapshot() const;
+  // Replaces the keyspace. A master skips keys expired at `wall_now` (as RDB load does); pass
+  // skip_expired = false for a replica or an AOF replay.
+  void restore(const std::vector<SnapshotEntry>& entries, Instant wall_now, bool skip_expired);
+  // Empties the script cache (a restart loses it).
+  void flush_scripts();
+
+  std::size_t key_count() const { return keys_.size(); }
+  std::size_t keys_with_expiry() const { return volatile_keys_.size(); }
+  const Value* peek(std::string_view key) const;  // raw: ignores expiry
+  uint64_t expired_keys() const { return expired_keys_; }
+
+  // Internal: one command being executed (public so the scripting module can drive it).
+  struct Call;
+  Reply dispatch(Call& call);
+  static const char* replica_readonly_error();
+
+ private:
+  friend class ScriptRunner;
+  using Keyspace = std::map<std::string, Value, std::less<>>;
+
+  Value* lookup(Call& call, std::string_view key);
+  bool logically_expired(const Value& value, int64_t now_ms) const {
+    return value.expire_at_ms != no_expiry_ms && now_ms > value.expire_at_ms;
+  }
+  void delete_expired(Call& call, Keyspace::iterator it);
+  bool remove_key(std::string_view key);
+  Value& set_string(std::string_view key, std::string_view value, bool keep_ttl);
+  void set_expiry(std::string_view key, Value& value, int64_t when_ms);
+  void clear_expiry(std::string_view key, Value& value);
+
+ public:
+  // Command handlers (engine_*.cpp); public only so the command table can name them.
+  Reply cmd_ping(Call& call);
+  Reply cmd_echo(Call& call);
+  Reply cmd_get(Call& call);
+  Reply cmd_set(Call& call);
+  Reply cmd_setnx(Call& call);
+  Reply cmd_setex(Call& call);
+  Reply cmd_psetex(Call& call);
+  Reply cmd_getdel(Call& call);
+  Reply cmd_getex(Call& call);
+  Reply cmd_del(Call& call);
+  Reply cmd_exists(Call& call);
+  Reply cmd_type(Call& call);
+  Reply cmd_expire(Call& call);
+  Reply cmd_pexpire(Call& call);
+  Reply cmd_expireat(Call& call);
+  Reply cmd_pexpireat(Call& call);
+  Reply cmd_ttl(Call& call);
+  Reply cmd_pttl(Call& call);
+  Reply cmd_expiretime(Call& call);
+  Reply cmd_pexpiretime(Call& call);
+  Reply cmd_persist(Call& call);
+  Reply cmd_incr(Call& call);
+  Reply cmd_decr(Call& call);
+  Reply cmd_incrby(Call& call);
+  Reply cmd_decrby(Call& call);
+  Reply cmd_hset(Call& call);
+  Reply cmd_hget(Call& call);
+  Reply cmd_hdel(Call& call);
+  Reply cmd_hexists(Call& call);
+  Reply cmd_hincrby(Call& call);
+  Reply cmd_hgetall(Call& call);
+  Reply cmd_hlen(Call& call);
+  Reply cmd_lpush(Call& call);
+  Reply cmd_rpush(Call& call);
+  Reply cmd_llen(Call& call);
+  Reply cmd_lrange(Call& call);
+  Reply cmd_publish(Call& call);
+  Reply cmd_dbsize(Call& call);
+  Reply cmd_flushall(Call& call);
+  Reply cmd_time(Call& call);
+  Reply cmd_wait(Call& call);
+  Reply cmd_role(Call& call);
+  Reply cmd_info(Call& call);
+  Reply cmd_config(Call& call);
+  Reply cmd_eval(Call& call);
+  Reply cmd_evalsha(Call& call);
+  Reply cmd_script(Call& call);
+
+  Reply set_generic(Call& call, int flags, std::string_view expire, bool seconds,
+                    const Reply* ok_reply, const Reply* abort_reply);
+  Reply expire_generic(Call& call, int64_t base_ms, bool seconds);
+  Reply ttl_generic(Call& call, bool milliseconds, bool absolute);
+  Reply incr_decr(Call& call, int64_t increment);
+  Reply push_generic(Call& call, bool left);
+  Reply config_get(Call& call);
+  Reply config_set(Call& call);
+
+  struct CommandSpec {
+    const char* name;
+    int arity;  // Redis convention: N exact, -N at least N
+    uint32_t flags;
+    Reply (RedisEngine::*handler)(Call&);
+  };
+  static const CommandSpec* find_command(std::string_view name);
+
+ private:
+  EngineOptions options_;
+  EngineConfig config_;
+  Keyspace keys_;
+  std::set<std::string, std::less<>> volatile_keys_;  // keys with a TTL, for active expiry
+  uint64_t expired_keys_ = 0;
+  std::string replication_id_;
+  std::unique_ptr<ScriptRunner> scripts_;
+};
+
+// Flags of CommandSpec.
+inline constexpr uint32_t command_write = 1;
+inline constexpr uint32_t command_noscript = 2;
+
+// One command being executed: its arguments, the frozen clock and where propagation goes.
+struct RedisEngine::Call {
+  const Command& argv;
+  int64_t now_ms;
+  Instant wall_now;
+  bool from_master;
+  bool in_script;
+  std::vector<Propagated>& propagate;
+  const CommandSpec* spec = nullptr;
+};
+
+}  // namespace redlock_sim

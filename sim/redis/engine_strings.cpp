@@ -1,0 +1,263 @@
+// String commands: GET, SET and its variants, GETDEL, GETEX, INCR/DECR family.
+#include <limits>
+#include <optional>
+
+#include "sim/redis/engine_internal.hpp"
+
+namespace redlock_sim {
+
+using namespace redis_text;
+using namespace engine_internal;
+
+void engine_internal::emit_ttl(RedisEngine::Call& call, const EngineOptions& options,
+                               Command absolute) {
+  if (options.version == "6.2") {
+    call.propagate.push_back(Propagated{call.argv, PropagationTarget::replicas});
+    call.propagate.push_back(Propagated{std::move(absolute), PropagationTarget::aof});
+    return;
+  }
+  emit(call, std::move(absolute));
+}
+
+namespace {
+
+constexpr int set_nx = 1 << 0;
+constexpr int set_xx = 1 << 1;
+constexpr int set_ex = 1 << 2;
+constexpr int set_px = 1 << 3;
+constexpr int set_keepttl = 1 << 4;
+constexpr int set_get = 1 << 5;
+constexpr int set_exat = 1 << 6;
+constexpr int set_pxat = 1 << 7;
+constexpr int set_persist = 1 << 8;
+constexpr int any_expire = set_ex | set_px | set_exat | set_pxat;
+
+bool is_option(std::string_view text, const char* name) {
+  return equals_ignore_case(text, name);
+}
+
+// Redis's parseExtendedStringArgumentsOrReply: the option rules of SET (is_set) and GETEX.
+std::optional<Reply> parse_string_options(const Command& argv, bool is_set, int& flags,
+                                          const std::string*& expire, bool& seconds) {
+  for (std::size_t j = is_set ? 3 : 2; j < argv.size(); ++j) {
+    const std::string& option = argv[j];
+    const std::string* next = j + 1 < argv.size() ? &argv[j + 1] : nullptr;
+    if (is_option(option, "nx") && !(flags & set_xx) && is_set) {
+      flags |= set_nx;
+    } else if (is_option(option, "xx") && !(flags & set_nx) && is_set) {
+      flags |= set_xx;
+    } else if (is_option(option, "get") && is_set) {
+      flags |= set_get;
+    } else if (is_option(option, "keepttl") && !(flags & set_persist) && !(flags & any_expire) &&
+               is_set) {
+      flags |= set_keepttl;
+    } else if (is_option(option, "persist") && !is_set && !(flags & any_expire) &&
+               !(flags & set_keepttl)) {
+      flags |= set_persist;
+    } else if (is_option(option, "ex") && !(flags & set_keepttl) && !(flags & set_persist) &&
+               !(flags & (set_exat | set_px | set_pxat)) && next != nullptr) {
+      flags |= set_ex;
+      expire = next;
+      seconds = true;
+      ++j;
+    } else if (is_option(option, "px") && !(flags & set_keepttl) && !(flags & set_persist) &&
+               !(flags & (set_ex | set_exat | set_pxat)) && next != nullptr) {
+      flags |= set_px;
+      expire = next;
+      seconds = false;
+      ++j;
+    } else if (is_option(option, "exat") && !(flags & set_keepttl) && !(flags & set_persist) &&
+               !(flags & (set_ex | set_px | set_pxat)) && next != nullptr) {
+      flags |= set_exat;
+      expire = next;
+      seconds = true;
+      ++j;
+    } else if (is_option(option, "pxat") && !(flags & set_keepttl) && !(flags & set_persist) &&
+               !(flags & (set_ex | set_exat | set_px)) && next != nullptr) {
+      flags |= set_pxat;
+      expire = next;
+      seconds = false;
+      ++j;
+    } else {
+      return Reply::error(syntax_error);
+    }
+  }
+  return std::nullopt;
+}
+
+// Redis's getExpireMillisecondsOrReply: the absolute expiry in ms, or the error to reply.
+std::optional<Reply> expire_milliseconds(const RedisEngine::Call& call, const std::string& text,
+                                         int flags, bool seconds, int64_t& when_ms) {
+  if (!parse_int64(text, when_ms)) return not_integer_reply();
+  const int64_t max_seconds = std::numeric_limits<int64_t>::max() / 1000;
+  if (when_ms <= 0 || (seconds && when_ms > max_seconds)) {
+    return error_reply(invalid_expire_time(call.spec->name));
+  }
+  if (seconds) when_ms *= 1000;
+  if ((flags & set_px) || (flags & set_ex)) {
+    // Redis adds with wrapping and then refuses a non-positive result.
+    when_ms =
+        static_cast<int64_t>(static_cast<uint64_t>(when_ms) + static_cast<uint64_t>(call.now_ms));
+  }
+  if (when_ms <= 0) return error_reply(invalid_expire_time(call.spec->name));
+  return std::nullopt;
+}
+
+Command without_get_arguments(const Command& argv) {
+  Command out;
+  for (std::size_t j = 0; j < argv.size(); ++j) {
+    if (j >= 3 && equals_ignore_case(argv[j], "get")) continue;
+    out.push_back(argv[j]);
+  }
+  return out;
+}
+
+}  // namespace
+
+Reply RedisEngine::cmd_get(Call& call) {
+  const Value* value = lookup(call, call.argv[1]);
+  if (value == nullptr) return Reply::nil_reply();
+  if (value->type != ValueType::string) return wrong_type_reply();
+  return Reply::bulk(value->string);
+}
+
+Reply RedisEngine::cmd_set(Call& call) {
+  int flags = 0;
+  const std::string* expire = nullptr;
+  bool seconds = false;
+  if (auto error = parse_string_options(call.argv, true, flags, expire, seconds)) return *error;
+  return set_generic(call, flags, expire == nullptr ? std::string_view() : *expire, seconds,
+                     nullptr, nullptr);
+}
+
+Reply RedisEngine::set_generic(Call& call, int flags, std::string_view expire, bool seconds,
+                               const Reply* ok_reply, const Reply* abort_reply) {
+  const bool has_expire = (flags & any_expire) != 0;
+  int64_t when_ms = 0;
+  if (has_expire) {
+    if (auto error = expire_milliseconds(call, std::string(expire), flags, seconds, when_ms)) {
+      return *error;
+    }
+  }
+  const std::string& key = call.argv[1];
+  Reply old_value = Reply::nil_reply();
+  if (flags & set_get) {
+    const Value* value = lookup(call, key);
+    if (value != nullptr) {
+      if (value->type != ValueType::string) return wrong_type_reply();
+      old_value = Reply::bulk(value->string);
+    }
+  }
+  const bool found = lookup(call, key) != nullptr;
+  if (((flags & set_nx) && found) || ((flags & set_xx) && !found)) {
+    if (flags & set_get) return old_value;
+    return abort_reply != nullptr ? *abort_reply : Reply::nil_reply();
+  }
+  const std::string& new_value = call.argv[call.spec->arity == 4 ? 3 : 2];
+  Value& value = set_string(key, new_value, (flags & set_keepttl) != 0);
+  if (has_expire) {
+    set_expiry(key, value, when_ms);
+    emit_ttl(call, options_, make_command("SET", key, new_value, "PXAT", format_int64(when_ms)));
+  } else if (flags & set_get) {
+    emit(call, without_get_arguments(call.argv));
+  } else {
+    emit_as_is(call);
+  }
+  if (flags & set_get) return old_value;
+  return ok_reply != nullptr ? *ok_reply : Reply::ok();
+}
+
+Reply RedisEngine::cmd_setnx(Call& call) {
+  static const Reply one = Reply::integer_reply(1);
+  static const Reply zero = Reply::integer_reply(0);
+  return set_generic(call, set_nx, {}, false, &one, &zero);
+}
+
+Reply RedisEngine::cmd_setex(Call& call) {
+  return set_generic(call, set_ex, call.argv[2], true, nullptr, nullptr);
+}
+
+Reply RedisEngine::cmd_psetex(Call& call) {
+  return set_generic(call, set_px, call.argv[2], false, nullptr, nullptr);
+}
+
+Reply RedisEngine::cmd_getdel(Call& call) {
+  const std::string& key = call.argv[1];
+  const Value* value = lookup(call, key);
+  if (value == nullptr) return Reply::nil_reply();
+  if (value->type != ValueType::string) return wrong_type_reply();
+  Reply reply = Reply::bulk(value->string);
+  remove_key(key);
+  emit(call, make_command("DEL", key));
+  return reply;
+}
+
+Reply RedisEngine::cmd_getex(Call& call) {
+  int flags = 0;
+  const std::string* expire = nullptr;
+  bool seconds = false;
+  if (auto error = parse_string_options(call.argv, false, flags, expire, seconds)) return *error;
+  const std::string& key = call.argv[1];
+  Value* value = lookup(call, key);
+  if (value == nullptr) return Reply::nil_reply();
+  if (value->type != ValueType::string) return wrong_type_reply();
+  int64_t when_ms = 0;
+  if (expire != nullptr) {
+    if (auto error = expire_milliseconds(call, *expire, flags, seconds, when_ms)) return *error;
+  }
+  Reply reply = Reply::bulk(value->string);
+  // An absolute time already past deletes the key (checkAlreadyExpired: `when <= now`).
+  if ((flags & (set_pxat | set_exat)) && when_ms <= call.now_ms && !options_.replica) {
+    remove_key(key);
+    emit(call, make_command(config_.lazyfree_lazy_expire ? "UNLINK" : "DEL", key));
+  } else if (expire != nullptr) {
+    set_expiry(key, *value, when_ms);
+    emit(call, make_command("PEXPIREAT", key, format_int64(when_ms)));
+  } else if ((flags & set_persist) && value->expire_at_ms != no_expiry_ms) {
+    clear_expiry(key, *value);
+    emit(call, make_command("PERSIST", key));
+  }
+  return reply;
+}
+
+Reply RedisEngine::incr_decr(Call& call, int64_t increment) {
+  const std::string& key = call.argv[1];
+  Value* value = lookup(call, key);
+  int64_t current = 0;
+  if (value != nullptr) {
+    if (value->type != ValueType::string) return wrong_type_reply();
+    if (!parse_int64(value->string, current)) return not_integer_reply();
+  }
+  if ((increment < 0 && current < 0 && increment < std::numeric_limits<int64_t>::min() - current) ||
+      (increment > 0 && current > 0 && increment > std::numeric_limits<int64_t>::max() - current)) {
+    return error_reply(overflow);
+  }
+  current += increment;
+  set_string(key, format_int64(current), true);
+  emit_as_is(call);
+  return Reply::integer_reply(current);
+}
+
+Reply RedisEngine::cmd_incr(Call& call) {
+  return incr_decr(call, 1);
+}
+Reply RedisEngine::cmd_decr(Call& call) {
+  return incr_decr(call, -1);
+}
+
+Reply RedisEngine::cmd_incrby(Call& call) {
+  int64_t increment = 0;
+  if (!parse_int64(call.argv[2], increment)) return not_integer_reply();
+  return incr_decr(call, increment);
+}
+
+Reply RedisEngine::cmd_decrby(Call& call) {
+  int64_t decrement = 0;
+  if (!parse_int64(call.argv[2], decrement)) return not_integer_reply();
+  if (decrement == std::numeric_limits<int64_t>::min()) {
+    return error_reply("ERR decrement would overflow");
+  }
+  return incr_decr(call, -decrement);
+}
+
+}  // namespace redlock_sim

@@ -1,0 +1,61 @@
+#include "sim/redis/node.hpp"
+
+namespace redlock_sim {
+
+namespace {
+constexpr uint64_t expire_timer_tag = 1;
+}
+
+RedisNode::RedisNode(Simulator& simulator, ProcessId id, std::string name, EngineOptions options)
+    : ServerProcess(simulator, id, std::move(name)),
+      engine_(std::move(options)),
+      expire_rng_(simulator.rng("redis/" + this->name() + "/active-expire")) {}
+
+Reply RedisNode::execute(const Command& command, bool from_master) {
+  const ExecutionContext context{.wall_now = wall_now(), .from_master = from_master};
+  Reply reply = engine_.execute(command, context, effects_);
+  flush_effects();
+  return reply;
+}
+
+Reply RedisNode::handle(const Message& request) {
+  return execute(request.command);
+}
+
+void RedisNode::on_timer(uint64_t tag) {
+  if (tag != expire_timer_tag) return;
+  timer_armed_ = false;
+  engine_.active_expire_cycle(ExecutionContext{.wall_now = wall_now()}, expire_rng_, effects_);
+  flush_effects();
+}
+
+void RedisNode::on_crash() {
+  // Without persistence a crashed server comes back empty, scripts included.
+  engine_.restore({}, wall_now(), false);
+  engine_.flush_scripts();
+  effects_.clear();
+  timer_armed_ = false;  // the kernel dropped the process's timers
+}
+
+void RedisNode::on_restart() {
+  if (restart_hook_) restart_hook_(*this);
+  arm_expire_timer();
+}
+
+void RedisNode::arm_expire_timer() {
+  if (timer_armed_ || engine_.replica() || engine_.keys_with_expiry() == 0) return;
+  timer_armed_ = true;
+  const int64_t hz = engine_.config().hz < 1 ? 1 : engine_.config().hz;
+  start_timer(ClockKind::monotonic, monotonic_now() + Duration::from_ms(1000 / hz),
+              expire_timer_tag);
+}
+
+void RedisNode::flush_effects() {
+  if (!effects_.empty()) {
+    if (sink_) sink_(*this, effects_);
+    effects_.clear();
+  }
+  arm_expire_timer();
+}
+
+}  // namespace redlock_sim

@@ -1,0 +1,683 @@
+#include "sim/redis/scripting.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "sim/redis/sha1.hpp"
+#include "sim/redis/text.hpp"
+
+extern "C" {
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+}
+
+namespace redlock_sim {
+
+using namespace redis_text;
+
+namespace {
+
+ScriptRunner& runner_of(lua_State* lua) {
+  return *static_cast<ScriptRunner*>(lua_touserdata(lua, lua_upvalueindex(1)));
+}
+
+// Redis's luaPushErrorBuff: "-CODE msg" keeps its code, a bare message gets "ERR"; trailing
+// CR/LF trimmed. Returns "CODE msg".
+std::string error_table_text(const std::string& buffer) {
+  std::string code = "ERR";
+  std::string message = buffer;
+  if (!buffer.empty() && buffer[0] == '-') {
+    const std::size_t space = buffer.find(' ');
+    if (space == std::string::npos) {
+      message = buffer.substr(1);
+    } else {
+      code = buffer.substr(1, space - 1);
+      message = buffer.substr(space + 1);
+    }
+  }
+  while (!message.empty() && (message.back() == '\r' || message.back() == '\n')) {
+    message.pop_back();
+  }
+  while (!message.empty() && (message.front() == '\r' || message.front() == '\n')) {
+    message.erase(message.begin());
+  }
+  return code + " " + message;
+}
+
+void push_error_table(lua_State* lua, const std::string& text) {
+  lua_newtable(lua);
+  lua_pushstring(lua, "err");
+  lua_pushlstring(lua, text.data(), text.size());
+  lua_rawset(lua, -3);
+}
+
+// Converts a command reply to Lua as Redis does under RESP2.
+void push_reply(lua_State* lua, const Reply& reply) {
+  lua_checkstack(lua, 4);
+  switch (reply.type) {
+    case ReplyType::status:
+      lua_newtable(lua);
+      lua_pushstring(lua, "ok");
+      lua_pushlstring(lua, reply.text.data(), reply.text.size());
+      lua_rawset(lua, -3);
+      return;
+    case ReplyType::error:
+      push_error_table(lua, error_table_text("-" + reply.text));
+      lua_pushstring(lua, "ignore_error_stats_update");
+      lua_pushboolean(lua, 1);
+      lua_rawset(lua, -3);
+      return;
+    case ReplyType::integer:
+      lua_pushnumber(lua, static_cast<lua_Number>(reply.integer));
+      return;
+    case ReplyType::bulk:
+      lua_pushlstring(lua, reply.text.data(), reply.text.size());
+      return;
+    case ReplyType::nil:
+    case ReplyType::nil_array:
+      lua_pushboolean(lua, 0);
+      return;
+    case ReplyType::array:
+      lua_createtable(lua, static_cast<int>(reply.elements.size()), 0);
+      for (std::size_t i = 0; i < reply.elements.size(); ++i) {
+        push_reply(lua, reply.elements[i]);
+        lua_rawseti(lua, -2, static_cast<int>(i + 1));
+      }
+      return;
+  }
+}
+
+// (long long) of a double as x86-64 computes it: out-of-range and NaN give INT64_MIN.
+int64_t truncate_number(lua_Number number) {
+  if (std::isnan(number) || number >= 9223372036854775808.0 || number < -9223372036854775808.0) {
+    return INT64_MIN;
+  }
+  return static_cast<int64_t>(number);
+}
+
+std::string map_newlines(std::string text) {
+  for (char& c : text) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  return text;
+}
+
+std::string table_string(lua_State* lua, int index, const char* field) {
+  lua_pushstring(lua, field);
+  lua_rawget(lua, index < 0 ? index - 1 : index);
+  std::string text;
+  if (lua_type(lua, -1) == LUA_TSTRING) {
+    std::size_t length = 0;
+    const char* data = lua_tolstring(lua, -1, &length);
+    text.assign(data, length);
+  }
+  lua_pop(lua, 1);
+  return text;
+}
+
+bool table_has_string(lua_State* lua, int index, const char* field) {
+  lua_pushstring(lua, field);
+  lua_rawget(lua, index < 0 ? index - 1 : index);
+  const bool is_string = lua_type(lua, -1) == LUA_TSTRING;
+  lua_pop(lua, 1);
+  return is_string;
+}
+
+// Converts the script's return value (top of the stack) to a reply, as luaReplyToRedisReply.
+Reply lua_to_reply(lua_State* lua) {
+  lua_checkstack(lua, 4);
+  switch (lua_type(lua, -1)) {
+    case LUA_TSTRING: {
+      std::size_t length = 0;
+      const char* data = lua_tolstring(lua, -1, &length);
+      return Reply::bulk(std::string_view(data, length));
+    }
+    case LUA_TBOOLEAN:
+      return lua_toboolean(lua, -1) ? Reply::integer_reply(1) : Reply::nil_reply();
+    case LUA_TNUMBER:
+      return Reply::integer_reply(truncate_number(lua_tonumber(lua, -1)));
+    case LUA_TTABLE: {
+      if (table_has_string(lua, -1, "err")) {
+        return Reply::error(map_newlines(table_string(lua, -1, "err")));
+      }
+      if (table_has_string(lua, -1, "ok")) {
+        return Reply::status(map_newlines(table_string(lua, -1, "ok")));
+      }
+      std::vector<Reply> items;
+      for (int j = 1;; ++j) {
+        lua_rawgeti(lua, -1, j);
+        if (lua_type(lua, -1) == LUA_TNIL) {
+          lua_pop(lua, 1);
+          break;
+        }
+        items.push_back(lua_to_reply(lua));
+        lua_pop(lua, 1);
+      }
+      return Reply::array(std::move(items));
+    }
+    default:
+      return Reply::nil_reply();
+  }
+}
+
+// Raises `text` (already "CODE msg") the way redis.call does, or returns it as an error table
+// for redis.pcall. Only plain C values are alive when lua_error unwinds.
+int raise_or_return(lua_State* lua, ScriptRunner& runner, const std::string& text, bool raise) {
+  if (!raise) {
+    push_error_table(lua, text);
+    return 1;
+  }
+  runner.last_raised_error = text;
+  lua_pushlstring(lua, text.data(), text.size());
+  return -1;
+}
+
+// Shared body of redis.call and redis.pcall; returns the result count or -1 to raise.
+int redis_call_body(lua_State* lua, bool raise) {
+  ScriptRunner& runner = runner_of(lua);
+  const int argc = lua_gettop(lua);
+  if (argc == 0) {
+    return raise_or_return(
+        lua, runner, "ERR Please specify at least one argument for this redis lib call", raise);
+  }
+  Command argv;
+  argv.reserve(static_cast<std::size_t>(argc));
+  for (int j = 1; j <= argc; ++j) {
+    if (lua_type(lua, j) == LUA_TNUMBER) {
+      // Redis formats numbers with %.17g, not Lua's %.14g.
+      char buffer[64];
+      const int length = std::snprintf(buffer, sizeof buffer, "%.17g", lua_tonumber(lua, j));
+      argv.emplace_back(buffer, static_cast<std::size_t>(length));
+    } else if (lua_type(lua, j) == LUA_TSTRING) {
+      std::size_t length = 0;
+      const char* data = lua_tolstring(lua, j, &length);
+      argv.emplace_back(data, length);
+    } else {
+      return raise_or_return(
+          lua, runner, "ERR Lua redis lib command arguments must be strings or integers", raise);
+    }
+  }
+  std::string refusal;
+  const Reply reply = runner.call_from_script(argv, refusal);
+  if (!refusal.empty()) return raise_or_return(lua, runner, error_table_text(refusal), raise);
+  if (raise && reply.is_error()) {
+    return raise_or_return(lua, runner, error_table_text("-" + reply.text), true);
+  }
+  push_reply(lua, reply);
+  return 1;
+}
+
+int redis_call(lua_State* lua) {
+  const int results = redis_call_body(lua, true);
+  return results < 0 ? lua_error(lua) : results;
+}
+
+int redis_pcall(lua_State* lua) {
+  return redis_call_body(lua, false);
+}
+
+int raise_message(lua_State* lua, const char* message) {
+  ScriptRunner& runner = runner_of(lua);
+  runner.last_raised_error = std::string("ERR ") + message;
+  lua_pushstring(lua, runner.last_raised_error.c_str());
+  return lua_error(lua);
+}
+
+int redis_log(lua_State* lua) {
+  const int argc = lua_gettop(lua);
+  if (argc < 2) return raise_message(lua, "redis.log() requires two arguments or more.");
+  if (!lua_isnumber(lua, 1))
+    return raise_message(lua, "First argument must be a number (log level).");
+  const lua_Number level = lua_tonumber(lua, 1);
+  if (level < 0 || level > 3) return raise_message(lua, "Invalid debug level.");
+  // The model keeps no server log: the message is dropped.
+  return 0;
+}
+
+int redis_sha1hex(lua_State* lua) {
+  if (lua_gettop(lua) != 1) return raise_message(lua, "wrong number of arguments");
+  std::size_t length = 0;
+  const char* data = lua_tolstring(lua, 1, &length);
+  char digest[41];
+  {
+    const std::string hex = sha1_hex(std::string_view(data == nullptr ? "" : data, length));
+    std::memcpy(digest, hex.c_str(), 41);
+  }
+  lua_pushstring(lua, digest);
+  return 1;
+}
+
+int single_field_table(lua_State* lua, const char* field) {
+  if (lua_gettop(lua) != 1 || lua_type(lua, -1) != LUA_TSTRING) {
+    push_error_table(lua, "ERR wrong number or type of arguments");
+    return 1;
+  }
+  lua_newtable(lua);
+  lua_pushstring(lua, field);
+  lua_pushvalue(lua, -3);
+  lua_rawset(lua, -3);
+  return 1;
+}
+
+int redis_error_reply(lua_State* lua) {
+  if (lua_gettop(lua) != 1 || lua_type(lua, -1) != LUA_TSTRING) {
+    push_error_table(lua, "ERR wrong number or type of arguments");
+    return 1;
+  }
+  {
+    std::string text = lua_tostring(lua, -1);
+    if (text.empty() || text[0] != '-') text = "-" + text;
+    text = error_table_text(text);
+    push_error_table(lua, text);
+  }
+  return 1;
+}
+
+int redis_status_reply(lua_State* lua) {
+  return single_field_table(lua, "ok");
+}
+
+int redis_setresp(lua_State* lua) {
+  if (lua_gettop(lua) != 1) return raise_message(lua, "redis.setresp() requires one argument.");
+  const lua_Number version = lua_tonumber(lua, 1);
+  if (version != 2 && version != 3) return raise_message(lua, "RESP version must be 2 or 3.");
+  // RESP3 conversion is not modelled: replies keep their RESP2 form.
+  return 0;
+}
+
+int redis_set_repl(lua_State* lua) {
+  if (lua_gettop(lua) != 1) return raise_message(lua, "redis.set_repl() requires one argument.");
+  const auto flags = static_cast<int>(lua_tonumber(lua, 1));
+  if ((flags & ~3) != 0) {
+    return raise_message(lua,
+                         "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or "
+                         "REPL_NONE.");
+  }
+  runner_of(lua).replication_flags = flags;
+  return 0;
+}
+
+int redis_replicate_commands(lua_State* lua) {
+  lua_pushboolean(lua, 1);
+  return 1;
+}
+
+int redis_breakpoint(lua_State* lua) {
+  lua_pushboolean(lua, 0);
+  return 1;
+}
+
+int redis_debug(lua_State* /*lua*/) {
+  return 0;
+}
+
+// __index of the real globals: reading a missing global is an error, as in Redis 7.0.
+int missing_global(lua_State* lua) {
+  if (!lua_isstring(lua, -1)) {
+    return luaL_error(lua, "Second argument to luaProtectedTableError must be a string or number");
+  }
+  return luaL_error(lua, "Script attempted to access nonexistent global variable '%s'",
+                    lua_tostring(lua, -1));
+}
+
+// __newindex of every protected table. luaL_error blames the script's line, as Redis's VM does.
+int readonly_assignment(lua_State* lua) {
+  return luaL_error(lua, "Attempt to modify a readonly table");
+}
+
+bool is_protected(lua_State* lua, int index) {
+  if (lua_type(lua, index) != LUA_TTABLE) return false;
+  lua_pushvalue(lua, index);
+  lua_rawget(lua, lua_upvalueindex(1));
+  const bool found = lua_toboolean(lua, -1) != 0;
+  lua_pop(lua, 1);
+  return found;
+}
+
+// rawset and setmetatable refuse protected tables, with no position (raised in C, like Redis).
+int guarded_call(lua_State* lua) {
+  if (is_protected(lua, 1)) {
+    lua_pushstring(lua, "Attempt to modify a readonly table");
+    return lua_error(lua);
+  }
+  lua_pushvalue(lua, lua_upvalueindex(2));
+  lua_insert(lua, 1);
+  lua_call(lua, lua_gettop(lua) - 1, LUA_MULTRET);
+  return lua_gettop(lua);
+}
+
+// The error handler of the top-level pcall: an error table with the script's source and line.
+int error_handler(lua_State* lua) {
+  ScriptRunner& runner = runner_of(lua);
+  lua_Debug info;
+  bool located = lua_getstack(lua, 1, &info) != 0 && lua_getinfo(lua, "nSl", &info) != 0;
+  if (located && std::strcmp(info.what, "C") == 0) {
+    located = lua_getstack(lua, 2, &info) != 0 && lua_getinfo(lua, "nSl", &info) != 0;
+  }
+  if (lua_type(lua, 1) != LUA_TTABLE) {
+    std::string text;
+    if (lua_type(lua, 1) == LUA_TSTRING || lua_type(lua, 1) == LUA_TNUMBER) {
+      std::size_t length = 0;
+      const char* data = lua_tolstring(lua, 1, &length);
+      text.assign(data, length);
+    } else if (lua_type(lua, 1) == LUA_TBOOLEAN) {
+      text = lua_toboolean(lua, 1) ? "true" : "false";
+    } else {
+      text = lua_typename(lua, lua_type(lua, 1));
+    }
+    // An error raised by redis.call already carries its code; a Lua error gets "ERR ".
+    if (text != runner.last_raised_error) text = "ERR " + text;
+    push_error_table(lua, text);
+    lua_replace(lua, 1);
+  }
+  lua_settop(lua, 1);
+  if (located) {
+    lua_pushstring(lua, "source");
+    lua_pushstring(lua, info.source);
+    lua_rawset(lua, 1);
+    lua_pushstring(lua, "line");
+    lua_pushinteger(lua, info.currentline);
+    lua_rawset(lua, 1);
+  }
+  return 1;
+}
+
+void set_function(lua_State* lua, ScriptRunner* runner, const char* name, lua_CFunction f) {
+  lua_pushstring(lua, name);
+  lua_pushlightuserdata(lua, runner);
+  lua_pushcclosure(lua, f, 1);
+  lua_rawset(lua, -3);
+}
+
+void set_number(lua_State* lua, const char* name, lua_Number value) {
+  lua_pushstring(lua, name);
+  lua_pushnumber(lua, value);
+  lua_rawset(lua, -3);
+}
+
+// Leaves on the stack a read-only proxy of the table at the top (which it pops), and records
+// the proxy in the protected set at `protected_index`.
+void make_readonly_proxy(lua_State* lua, int protected_index) {
+  lua_newtable(lua);  // target proxy
+  lua_newtable(lua);  // target proxy metatable
+  lua_pushstring(lua, "__index");
+  lua_pushvalue(lua, -4);
+  lua_rawset(lua, -3);
+  lua_pushstring(lua, "__newindex");
+  lua_pushcfunction(lua, readonly_assignment);
+  lua_rawset(lua, -3);
+  lua_setmetatable(lua, -2);  // target proxy
+  lua_remove(lua, -2);        // proxy
+  lua_pushvalue(lua, -1);
+  lua_pushboolean(lua, 1);
+  lua_rawset(lua, protected_index);
+}
+
+}  // namespace
+
+ScriptRunner::ScriptRunner(RedisEngine& engine) : engine_(engine) {
+  open_state();
+}
+
+ScriptRunner::~ScriptRunner() {
+  close_state();
+}
+
+void ScriptRunner::close_state() {
+  if (lua_ != nullptr) lua_close(lua_);
+  lua_ = nullptr;
+  functions_.clear();
+}
+
+void ScriptRunner::flush() {
+  close_state();
+  open_state();
+}
+
+void ScriptRunner::open_state() {
+  lua_ = luaL_newstate();
+  lua_State* lua = lua_;
+  const std::pair<const char*, lua_CFunction> libraries[] = {{"", luaopen_base},
+                                                             {LUA_TABLIBNAME, luaopen_table},
+                                                             {LUA_STRLIBNAME, luaopen_string},
+                                                             {LUA_MATHLIBNAME, luaopen_math}};
+  for (const auto& [name, open] : libraries) {
+    lua_pushcfunction(lua, open);
+    lua_pushstring(lua, name);
+    lua_call(lua, 1, 0);
+  }
+  // Redis 7.0's deny list.
+  for (const char* name : {"dofile", "loadfile", "print"}) {
+    lua_pushnil(lua);
+    lua_setglobal(lua, name);
+  }
+  lua_newtable(lua);  // the redis library
+  set_function(lua, this, "call", redis_call);
+  set_function(lua, this, "pcall", redis_pcall);
+  set_function(lua, this, "log", redis_log);
+  set_function(lua, this, "sha1hex", redis_sha1hex);
+  set_function(lua, this, "error_reply", redis_error_reply);
+  set_function(lua, this, "status_reply", redis_status_reply);
+  set_function(lua, this, "setresp", redis_setresp);
+  set_function(lua, this, "set_repl", redis_set_repl);
+  set_function(lua, this, "replicate_commands", redis_replicate_commands);
+  set_function(lua, this, "breakpoint", redis_breakpoint);
+  set_function(lua, this, "debug", redis_debug);
+  set_number(lua, "LOG_DEBUG", 0);
+  set_number(lua, "LOG_VERBOSE", 1);
+  set_number(lua, "LOG_NOTICE", 2);
+  set_number(lua, "LOG_WARNING", 3);
+  set_number(lua, "REPL_NONE", 0);
+  set_number(lua, "REPL_AOF", 1);
+  set_number(lua, "REPL_SLAVE", 2);
+  set_number(lua, "REPL_REPLICA", 2);
+  set_number(lua, "REPL_ALL", 3);
+  set_number(lua, "REDIS_VERSION_NUM", 0x0007000f);
+  lua_pushstring(lua, "REDIS_VERSION");
+  lua_pushstring(lua, "7.0.15");
+  lua_rawset(lua, -3);
+  lua_setglobal(lua, "redis");
+
+  lua_newtable(lua);  // the protected set: proxies that rawset/setmetatable refuse
+  const int protected_index = lua_gettop(lua);
+  for (const char* name : {"string", "math", "table", "coroutine", "redis"}) {
+    lua_getglobal(lua, name);
+    make_readonly_proxy(lua, protected_index);
+    lua_setglobal(lua, name);
+  }
+  for (const char* name : {"rawset", "setmetatable"}) {
+    lua_pushvalue(lua, protected_index);
+    lua_getglobal(lua, name);
+    lua_pushcclosure(lua, guarded_call, 2);
+    lua_setglobal(lua, name);
+  }
+  // The scripts' environment: a read-only proxy of the globals, whose own metatable is hidden
+  // behind another read-only proxy so it cannot be unlocked.
+  lua_pushvalue(lua, LUA_GLOBALSINDEX);
+  make_readonly_proxy(lua, protected_index);
+  const int environment_index = lua_gettop(lua);
+  lua_getmetatable(lua, environment_index);
+  lua_pushstring(lua, "__metatable");
+  lua_newtable(lua);
+  make_readonly_proxy(lua, protected_index);
+  lua_rawset(lua, -3);
+  lua_pop(lua, 1);
+  lua_pushvalue(lua, environment_index);
+  lua_setglobal(lua, "_G");
+  // The real globals: missing names are errors, new names refused.
+  lua_newtable(lua);
+  lua_pushstring(lua, "__index");
+  lua_pushcfunction(lua, missing_global);
+  lua_rawset(lua, -3);
+  lua_pushstring(lua, "__newindex");
+  lua_pushcfunction(lua, readonly_assignment);
+  lua_rawset(lua, -3);
+  lua_setmetatable(lua, LUA_GLOBALSINDEX);
+  lua_pushvalue(lua, environment_index);
+  environment_ref_ = luaL_ref(lua, LUA_REGISTRYINDEX);
+  lua_pushlightuserdata(lua, this);
+  lua_pushcclosure(lua, error_handler, 1);
+  error_handler_ref_ = luaL_ref(lua, LUA_REGISTRYINDEX);
+  lua_settop(lua, 0);
+}
+
+bool ScriptRunner::create_function(const std::string& sha, const std::string& body,
+                                   std::string& error) {
+  if (functions_.count(sha) != 0) return true;
+  if (luaL_loadbuffer(lua_, body.data(), body.size(), "@user_script") != 0) {
+    error = std::string("ERR Error compiling script (new function): ") + lua_tostring(lua_, -1);
+    lua_pop(lua_, 1);
+    return false;
+  }
+  lua_rawgeti(lua_, LUA_REGISTRYINDEX, environment_ref_);
+  lua_setfenv(lua_, -2);
+  functions_.emplace(sha, luaL_ref(lua_, LUA_REGISTRYINDEX));
+  return true;
+}
+
+Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
+  if (by_sha && call.argv[1].size() != 40) {
+    return Reply::error("NOSCRIPT No matching script. Please use EVAL.");
+  }
+  int64_t key_count = 0;
+  if (!parse_int64(call.argv[2], key_count)) return Reply::error(not_integer);
+  if (key_count > static_cast<int64_t>(call.argv.size()) - 3) {
+    return Reply::error("ERR Number of keys can't be greater than number of args");
+  }
+  if (key_count < 0) return Reply::error("ERR Number of keys can't be negative");
+  std::string sha = by_sha ? to_lower(call.argv[1]) : sha1_hex(call.argv[1]);
+  if (functions_.count(sha) == 0) {
+    if (by_sha) return Reply::error("NOSCRIPT No matching script. Please use EVAL.");
+    std::string error;
+    if (!create_function(sha, call.argv[1], error)) return Reply::error(error);
+  }
+  return run(call, sha, key_count);
+}
+
+namespace {
+
+void set_array_global(lua_State* lua, const char* name, const Command& argv, std::size_t from,
+                      std::size_t count) {
+  lua_pushstring(lua, name);
+  lua_createtable(lua, static_cast<int>(count), 0);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::string& item = argv[from + i];
+    lua_pushlstring(lua, item.data(), item.size());
+    lua_rawseti(lua, -2, static_cast<int>(i + 1));
+  }
+  lua_rawset(lua, LUA_GLOBALSINDEX);
+}
+
+}  // namespace
+
+Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t key_count) {
+  lua_State* lua = lua_;
+  const auto keys = static_cast<std::size_t>(key_count);
+  set_array_global(lua, "KEYS", call.argv, 3, keys);
+  set_array_global(lua, "ARGV", call.argv, 3 + keys, call.argv.size() - 3 - keys);
+  lua_rawgeti(lua, LUA_REGISTRYINDEX, error_handler_ref_);
+  lua_rawgeti(lua, LUA_REGISTRYINDEX, functions_.at(sha));
+  current_ = &call;
+  effects_.clear();
+  replication_flags = 3;
+  last_raised_error.clear();
+  const int status = lua_pcall(lua, 0, 1, -2);
+  current_ = nullptr;
+  Reply reply;
+  if (status != 0) {
+    if (lua_type(lua, -1) == LUA_TTABLE) {
+      std::string text = table_string(lua, -1, "err");
+      const std::string source = table_string(lua, -1, "source");
+      lua_pushstring(lua, "line");
+      lua_rawget(lua, -2);
+      const bool has_line = lua_type(lua, -1) == LUA_TNUMBER;
+      const std::string line = has_line ? lua_tostring(lua, -1) : "";
+      lua_pop(lua, 1);
+      if (!source.empty() && has_line)
+        text += " script: " + sha + ", on " + source + ":" + line + ".";
+      reply = Reply::error(map_newlines(text));
+    } else {
+      reply = Reply::error("ERR Error running script " + sha + ", execution failure");
+    }
+  } else {
+    reply = lua_to_reply(lua);
+  }
+  lua_settop(lua, 0);
+  // The script's writes go out as its effects, atomically when there are several.
+  if (effects_.size() > 1) call.propagate.push_back(Propagated{make_command("MULTI")});
+  for (Propagated& effect : effects_)
+    call.propagate.push_back(std::move(effect));
+  if (effects_.size() > 1) call.propagate.push_back(Propagated{make_command("EXEC")});
+  effects_.clear();
+  return reply;
+}
+
+Reply ScriptRunner::call_from_script(const Command& argv, std::string& refusal) {
+  const RedisEngine::CommandSpec* spec = RedisEngine::find_command(argv[0]);
+  if (spec == nullptr) {
+    refusal = "Unknown Redis command called from script";
+    return {};
+  }
+  const auto argc = static_cast<int>(argv.size());
+  if ((spec->arity > 0 && argc != spec->arity) || argc < -spec->arity) {
+    refusal = "Wrong number of args calling Redis command from script";
+    return {};
+  }
+  if ((spec->flags & command_noscript) != 0) {
+    refusal = "This Redis command is not allowed from script";
+    return {};
+  }
+  if ((spec->flags & command_write) != 0 && engine_.replica() && !current_->from_master) {
+    refusal = std::string("-") + RedisEngine::replica_readonly_error();
+    return {};
+  }
+  std::vector<Propagated> produced;
+  RedisEngine::Call inner{argv, current_->now_ms, current_->wall_now, current_->from_master,
+                          true, produced};
+  inner.spec = spec;
+  Reply reply = (engine_.*(spec->handler))(inner);
+  for (Propagated& effect : produced) {
+    if (replication_flags == 0) continue;
+    if (replication_flags == 1) effect.target = PropagationTarget::aof;
+    if (replication_flags == 2) effect.target = PropagationTarget::replicas;
+    effects_.push_back(std::move(effect));
+  }
+  return reply;
+}
+
+Reply ScriptRunner::script_command(RedisEngine::Call& call) {
+  const std::string& sub = call.argv[1];
+  const auto argc = call.argv.size();
+  if (equals_ignore_case(sub, "load")) {
+    if (argc != 3) return Reply::error(wrong_arity("script|load"));
+    const std::string sha = sha1_hex(call.argv[2]);
+    std::string error;
+    if (!create_function(sha, call.argv[2], error)) return Reply::error(error);
+    return Reply::bulk(sha);
+  }
+  if (equals_ignore_case(sub, "exists")) {
+    if (argc < 3) return Reply::error(wrong_arity("script|exists"));
+    std::vector<Reply> items;
+    for (std::size_t j = 2; j < argc; ++j) {
+      items.push_back(Reply::integer_reply(functions_.count(to_lower(call.argv[j])) != 0 ? 1 : 0));
+    }
+    return Reply::array(std::move(items));
+  }
+  if (equals_ignore_case(sub, "flush")) {
+    if (argc > 3 || (argc == 3 && !equals_ignore_case(call.argv[2], "sync") &&
+                     !equals_ignore_case(call.argv[2], "async"))) {
+      return Reply::error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+    }
+    flush();
+    return Reply::ok();
+  }
+  if (equals_ignore_case(sub, "kill")) {
+    if (argc != 2) return Reply::error(wrong_arity("script|kill"));
+    return Reply::error("NOTBUSY No scripts in execution right now.");
+  }
+  return Reply::error("ERR unknown subcommand '" + sub.substr(0, 128) + "'. Try SCRIPT HELP.");
+}
+
+}  // namespace redlock_sim

@@ -1,0 +1,57 @@
+// EVAL/EVALSHA/SCRIPT: an embedded Lua 5.1 set up as Redis 7.0 sets up its own.
+//
+// - Sandbox: base, table, string and math libraries; no os/io/loadfile/dofile/print; globals are
+//   read-only ("Attempt to modify a readonly table") and reading a missing global is an error
+//   ("Script attempted to access nonexistent global variable"). Redis 7.0 patches its Lua VM for
+//   read-only tables; stock Lua 5.1 has no such flag, so the script's environment and the library
+//   tables are read-only proxies, and rawset/setmetatable refuse them.
+// - redis.call/pcall/error_reply/status_reply/sha1hex/log/setresp/set_repl/replicate_commands,
+//   with Redis's reply conversion both ways and its error texts.
+// - Scripts cached by SHA-1; time is frozen for the whole script (one ExecutionContext); the
+//   script's writes are propagated one by one, in MULTI/EXEC when there are several.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/redis/engine.hpp"
+
+struct lua_State;
+
+namespace redlock_sim {
+
+class ScriptRunner {
+ public:
+  explicit ScriptRunner(RedisEngine& engine);
+  ~ScriptRunner();
+  ScriptRunner(const ScriptRunner&) = delete;
+  ScriptRunner& operator=(const ScriptRunner&) = delete;
+
+  Reply eval(RedisEngine::Call& call, bool by_sha);
+  Reply script_command(RedisEngine::Call& call);
+  // SCRIPT FLUSH: a fresh Lua state and an empty cache, as Redis does.
+  void flush();
+
+  // Used by the Lua C functions (scripting.cpp).
+  Reply call_from_script(const Command& argv, std::string& refusal);
+  std::string last_raised_error;  // text raised by redis.call, recognised by the error handler
+  int replication_flags = 3;      // redis.set_repl: 1 AOF, 2 replicas, 3 both, 0 none
+
+ private:
+  void open_state();
+  void close_state();
+  // Compiles and caches a body; on failure returns false and sets `error`.
+  bool create_function(const std::string& sha, const std::string& body, std::string& error);
+  Reply run(RedisEngine::Call& call, const std::string& sha, int64_t key_count);
+
+  RedisEngine& engine_;
+  lua_State* lua_ = nullptr;
+  std::map<std::string, int> functions_;  // sha -> registry reference
+  int environment_ref_ = 0;               // the read-only globals proxy scripts run in
+  int error_handler_ref_ = 0;
+  RedisEngine::Call* current_ = nullptr;  // the EVAL being run
+  std::vector<Propagated> effects_;
+};
+
+}  // namespace redlock_sim
