@@ -1,0 +1,190 @@
+// A scenario in memory: what scenarios/ parses from JSON and the runner builds a world from.
+// docs/scenario-format.md documents every field; the names here follow the JSON names.
+// All times are true-time milliseconds unless a field says otherwise.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/kernel/clock.hpp"
+#include "sim/kernel/network.hpp"
+#include "sim/resource/resource.hpp"
+
+namespace redlock_sim {
+
+struct ClockSpec {
+  int64_t offset_ms = 0;  // wall clock minus true time at the start
+  Rate rate = Rate::one();
+};
+
+enum class PersistenceMode : uint8_t { none, rdb, aof };
+enum class AppendFsync : uint8_t { always, everysec, no };
+
+struct PersistenceSpec {
+  PersistenceMode mode = PersistenceMode::none;
+  AppendFsync appendfsync = AppendFsync::everysec;
+  int64_t rdb_interval_ms = 60'000;  // a snapshot every interval (save <seconds> 1)
+};
+
+struct NodeSpec {
+  std::string name;
+  std::string role = "master";  // master | replica
+  std::string replica_of;       // for replicas: the master's node name
+  std::string redis_version = "7.0";
+  PersistenceSpec persistence;
+  ClockSpec clock;
+  int64_t min_replicas_to_write = 0;
+  int64_t min_replicas_max_lag_s = 10;
+  int64_t replica_priority = 100;
+};
+
+struct LinkSpec {
+  std::string from;
+  std::string to;
+  bool both_ways = true;
+  std::optional<DelaySpec> delay;
+  uint32_t loss_numerator = 0;  // loss probability as a ratio
+  uint32_t loss_denominator = 1;
+};
+
+struct NetworkSpec {
+  DelaySpec delay = DelaySpec::fixed(Duration::from_ms(1));
+  std::vector<LinkSpec> links;
+};
+
+struct FailoverSpec {
+  bool enabled = false;
+  std::string master_name = "mymaster";
+  std::string master;                  // the initial master's node name
+  std::vector<std::string> sentinels;  // process names of the sentinels (placed like any process)
+  uint32_t quorum = 2;
+  int64_t down_after_ms = 5'000;
+  int64_t failover_delay_ms = 1'000;  // from objectively down to the promotion (the convention)
+};
+
+enum class StepKind : uint8_t {
+  acquire,
+  release,
+  extend,
+  read,             // READ the resource (with the token the fencing mode asks for)
+  write,            // WRITE last read value + 1 (or `value`)
+  increment,        // read then write
+  sleep,            // on the client's monotonic clock
+  stop_if_expired,  // check-then-act: skip the rest of the steps if the validity has passed
+};
+const char* step_kind_name(StepKind kind);
+
+struct StepSpec {
+  StepKind kind = StepKind::acquire;
+  std::optional<int64_t> at_ms;  // start no earlier than this true time
+  int64_t duration_ms = 0;       // sleep
+  std::optional<int64_t> value;  // write
+  int64_t timeout_ms = 1'000;    // read/write/increment requests to the resource
+};
+
+struct WorkloadSpec {
+  int64_t start_ms = 0;
+  uint32_t iterations_max = 0;  // 0: until the run ends
+  int64_t work_ms = 0;          // between the read and the write, on the client's clock
+  int64_t think_ms = 100;       // between release and the next acquire
+  bool release = true;
+};
+
+struct ClientSpec {
+  std::string name;
+  std::string profile;
+  std::map<std::string, std::string> params;  // profile parameter overrides
+  std::vector<std::string> nodes;             // NodeId i of the lock client is nodes[i]
+  std::string lock = "lock";
+  ClockSpec clock;
+  bool watchdog = true;  // spawn the profile's watchdog, if it has one
+  std::vector<StepSpec> steps;
+  std::optional<WorkloadSpec> workload;
+};
+
+enum class TokenSource : uint8_t {
+  none,
+  oracle,  // an external linearizable oracle hands out token_start+1, +2, ... at each grant
+  lock,    // the lock's own fencing token (fenced locks)
+};
+
+struct ResourceSpec {
+  bool enabled = false;
+  std::string name = "register";
+  FencingMode fencing = FencingMode::none;
+  TokenSource token_source = TokenSource::none;
+  int64_t token_start = 32;  // so the first grant gets 33, as in Kleppmann's example
+  bool reject_equal_token = false;
+};
+
+enum class FaultKind : uint8_t {
+  clock_step,
+  clock_offset,
+  clock_rate,
+  clock_slew,
+  pause,
+  resume,
+  crash,       // kill -9: the OS keeps what was written
+  power_loss,  // only what was fsynced survives
+  shutdown,    // clean: persistence flushed
+  restart,
+  partition,
+  heal,
+  hold_message,
+};
+const char* fault_kind_name(FaultKind kind);
+
+struct FaultSpec {
+  FaultKind kind = FaultKind::pause;
+  int64_t at_ms = 0;
+  std::string target;       // a process name (clock, pause/resume, crash/restart faults)
+  int64_t delta_ms = 0;     // clock_step; clock_offset (the new offset); clock_slew (amount)
+  Rate rate = Rate::one();  // clock_rate
+  int64_t slew_ppm = 500;   // clock_slew
+  std::optional<int64_t> duration_ms;  // pause: resume after; crash kinds: restart after
+  ClockKind restart_clock = ClockKind::monotonic;  // which supervisor clock times the restart
+  std::string name;                                // partition: a name for `heal`
+  std::vector<std::string> side_a;
+  std::vector<std::string> side_b;
+  bool one_way = false;
+  std::optional<int64_t> until_ms;  // partition: heal at; hold_message: release at
+  std::string from;                 // hold_message
+  std::string to;
+  std::string command;
+};
+
+struct LimitsSpec {
+  uint64_t events_max = 10'000'000;
+  int64_t duration_ms = 120'000;
+  uint32_t messages_in_flight_max = 100'000;
+};
+
+struct Expectations {
+  std::optional<std::string> mutual_exclusion;  // holds | violated
+  std::optional<std::string> resource_safety;
+  std::optional<std::string> liveness;
+  std::optional<int64_t> overlap_ms_min;
+  std::optional<std::pair<int64_t, int64_t>> overlap;  // [start, end) ms, within 5 ms
+  std::vector<std::string> probes;
+  std::optional<int64_t> unavailability_max_ms;  // the liveness bound
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string source;  // the file it came from, for messages
+  uint64_t seed = 1;
+  std::vector<NodeSpec> nodes;
+  NetworkSpec network;
+  FailoverSpec failover;
+  std::vector<ClientSpec> clients;
+  ResourceSpec resource;
+  std::vector<FaultSpec> faults;
+  LimitsSpec limits;
+  Expectations expect;
+};
+
+}  // namespace redlock_sim

@@ -1,0 +1,159 @@
+// The scenario parser: a complete file parses; every kind of mistake gives one ScenarioError
+// naming the file, the JSON path and what was expected; malformed input never crashes.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "scenarios/parser.hpp"
+#include "sim/kernel/random.hpp"
+
+namespace redlock_sim {
+namespace {
+
+const char* const valid = R"({
+  "name": "example",
+  "seed": 7,
+  "nodes": [{"name": "N1"}, {"name": "N2", "clock": {"offset_ms": 5, "rate_ppm": 100}},
+            {"name": "R1", "role": "replica", "replica_of": "N1",
+             "persistence": {"mode": "aof", "appendfsync": "always"}}],
+  "network": {"delay": {"kind": "uniform", "min_ms": 1, "max_ms": 3},
+              "links": [{"from": "A", "to": "N2", "delay": {"ms": 5}, "loss": [1, 10]}]},
+  "clients": [{"name": "A", "profile": "redlock", "params": {"ttl_ms": 10000, "clock": "wall"},
+               "nodes": ["N1", "N2"],
+               "steps": [{"do": "acquire"}, {"do": "increment"}, {"do": "sleep", "ms": 10},
+                         {"do": "release", "at_ms": 500}]},
+              {"name": "B", "profile": "redlock", "nodes": ["N1", "N2"],
+               "workload": {"iterations": 3, "work_ms": 5}}],
+  "resource": {"fencing": "fence-all"},
+  "faults": [{"kind": "clock_step", "at_ms": 1000, "target": "N2", "delta_ms": 10000},
+             {"kind": "partition", "name": "p", "at_ms": 0, "sides": [["A"], ["N2"]]},
+             {"kind": "heal", "name": "p", "at_ms": 3000},
+             {"kind": "crash", "at_ms": 10, "target": "N1", "restart_after_ms": 500},
+             {"kind": "hold_message", "at_ms": 0, "from": "A", "to": "register",
+              "command": "WRITE", "until_ms": 90000}],
+  "limits": {"duration_ms": 100000},
+  "expect": {"mutual_exclusion": "violated", "overlap": [2050, 9898], "probes": ["x"]}
+})";
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_scenario_text(text, "s.json");
+  } catch (const ScenarioError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+std::string with(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+// Every section of a complete scenario is read.
+TEST(ScenarioParser, ReadsACompleteScenario) {
+  const Scenario s = parse_scenario_text(valid, "s.json");
+  EXPECT_EQ(s.name, "example");
+  EXPECT_EQ(s.seed, 7u);
+  ASSERT_EQ(s.nodes.size(), 3u);
+  EXPECT_EQ(s.nodes[1].clock.rate, Rate::ppm(100));
+  EXPECT_EQ(s.nodes[2].persistence.mode, PersistenceMode::aof);
+  EXPECT_EQ(s.nodes[2].persistence.appendfsync, AppendFsync::always);
+  EXPECT_EQ(s.clients[0].params.at("ttl_ms"), "10000");
+  EXPECT_EQ(s.clients[0].params.at("clock"), "wall");
+  EXPECT_EQ(s.clients[0].steps[3].at_ms, 500);
+  EXPECT_EQ(s.clients[1].workload->iterations_max, 3u);
+  EXPECT_EQ(s.resource.fencing, FencingMode::fence_all);
+  EXPECT_EQ(s.resource.token_source, TokenSource::oracle);
+  EXPECT_EQ(s.faults.size(), 5u);
+  EXPECT_EQ(s.faults[3].duration_ms, 500);
+  EXPECT_EQ(s.expect.overlap, (std::pair<int64_t, int64_t>{2050, 9898}));
+}
+
+// The three typical mistakes of docs/scenario-format.md, with the exact messages users see.
+TEST(ScenarioParser, TypicalMistakesGiveOneClearMessage) {
+  EXPECT_EQ(error_of(with(valid, "\"delta_ms\": 10000", "\"delta\": 10000")),
+            "s.json: $.faults[0].delta_ms: missing: expected an integer in "
+            "[-1000000000000, 1000000000000]");
+  EXPECT_EQ(error_of(with(valid, "\"nodes\": [\"N1\", \"N2\"],\n               \"steps\"",
+                          "\"nodes\": [\"N1\", \"N7\"],\n               \"steps\"")),
+            "s.json: $.clients[0].nodes[1]: no node is named \"N7\"");
+  EXPECT_EQ(error_of(with(valid, "\"at_ms\": 1000", "\"at_ms\": \"1000\"")),
+            "s.json: $.faults[0].at_ms: expected an integer in [0, 1000000000000], got a string "
+            "\"1000\"");
+}
+
+// Unknown fields, wrong enums, impossible values and dangling references are all caught.
+TEST(ScenarioParser, RejectsWhatCannotBeRight) {
+  EXPECT_NE(error_of(with(valid, "\"seed\": 7", "\"sed\": 7")).find("$.sed: unknown field"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(valid, "\"fence-all\"", "\"fence-everything\""))
+                .find("$.resource.fencing: expected one of"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(valid, "\"rate_ppm\": 100", "\"rate_ppm\": -1000000"))
+                .find("$.nodes[1].clock.rate_ppm"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(valid, "\"name\": \"N2\"", "\"name\": \"N1\"")).find("duplicate name"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(with(valid, "\"name\": \"p\", \"at_ms\": 3000", "\"name\": \"q\", \"at_ms\": 3000"))
+          .find("$.faults[2].name"),
+      std::string::npos);
+  EXPECT_NE(error_of(with(valid, "\"at_ms\": 1000", "\"at_ms\": 100001")).find("within the run"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(valid, "\"until_ms\": 90000", "\"until_ms\": 90000, \"extra\": 1"))
+                .find("$.faults[4].extra"),
+            std::string::npos);
+}
+
+// Truncated, garbage, deeply nested and huge-number inputs are errors, not crashes.
+TEST(ScenarioParser, MalformedInputNeverCrashes) {
+  EXPECT_NE(error_of("").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(error_of("null").find("$: expected an object"), std::string::npos);
+  EXPECT_NE(error_of(std::string(valid).substr(0, 300)).find("not valid JSON"), std::string::npos);
+  EXPECT_NE(error_of(std::string(100'000, '[')).find("nesting deeper"), std::string::npos);
+  EXPECT_NE(
+      error_of(with(valid, "\"seed\": 7", "\"seed\": 99999999999999999999999999")).find("$.seed"),
+      std::string::npos);
+  EXPECT_NE(error_of(with(valid, "\"seed\": 7", "\"seed\": 1e400")).find("$"), std::string::npos);
+  EXPECT_NE(error_of(std::string("\x00\xff\xfe{", 4)).find("not valid JSON"), std::string::npos);
+  EXPECT_NE(error_of(std::string(5 * 1024 * 1024, ' ')).find("too large"), std::string::npos);
+}
+
+// Thousands of random corruptions of a valid file: each parses or is refused with a message.
+TEST(ScenarioParser, RandomCorruptionsAreHandled) {
+  Rng rng(2026);
+  const std::string base = valid;
+  int refused = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string text = base;
+    const int edits = static_cast<int>(rng.between(1, 4));
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+      const std::size_t at = rng.below(text.size());
+      switch (rng.below(4)) {
+        case 0:
+          text[at] = static_cast<char>(rng.below(256));
+          break;
+        case 1:
+          text.erase(at, rng.below(20));
+          break;
+        case 2:
+          text.insert(at, 1, "{}[]\",:0-e"[rng.below(10)]);
+          break;
+        default:
+          text.resize(at);
+          break;
+      }
+    }
+    try {
+      parse_scenario_text(text, "fuzz.json");
+    } catch (const ScenarioError& error) {
+      ++refused;
+      EXPECT_EQ(std::string(error.what()).rfind("fuzz.json: ", 0), 0u);
+    }
+  }
+  EXPECT_GT(refused, 2500);
+}
+
+}  // namespace
+}  // namespace redlock_sim
