@@ -1,0 +1,92 @@
+// Building blocks shared by the families: tokens, retry delays, drift, Lua scripts and the
+// request helpers that send them (EVALSHA with the EVAL fallback every library implements).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lock_impls/port/port.hpp"
+
+namespace redlock_sim {
+
+// How a library spells its random lock value. All bytes come from the port.
+enum class TokenFormat : uint8_t {
+  hex,           // node-redlock: randomBytes(n).toString("hex"); redlock-cpp
+  base64,        // redsync (16 B), python-redis-lock (18 B)
+  alphanumeric,  // redlock-py (22 chars), redis-plus-plus (20 chars)
+  uuid,          // uuid4 (pottery, aioredlock, redlock-rb) or uuid1 hex (redis-py)
+};
+std::string make_token(Port& port, TokenFormat format, uint32_t size);
+
+// A retry delay of `min_ms + uniform[0, jitter_ms]` ms, drawn from the port's randomness. Every
+// library's jitter is this shape (see docs/lock-clients.md for each one's numbers).
+struct RetryDelay {
+  int64_t min_ms = 200;
+  int64_t jitter_ms = 0;
+};
+Duration draw_delay(Port& port, const RetryDelay& delay);
+// uniform integer in [0, bound] from the port
+uint64_t draw_below_or_equal(Port& port, uint64_t bound);
+
+// Clock drift allowance: `ttl * ppm / 1e6` rounded as the library rounds it, plus a constant.
+enum class DriftRounding : uint8_t {
+  exact,     // Go durations, Python floats: nanosecond precision
+  floor_ms,  // int(ttl*0.01) in ms: redlock-py, redlock-rb, redis-plus-plus
+  round_ms,  // Math.round(ttl*0.01): node-redlock
+};
+struct Drift {
+  int64_t ppm = 10'000;  // 1 %
+  int64_t constant_ms = 2;
+  DriftRounding rounding = DriftRounding::floor_ms;
+};
+Duration drift_for(Duration ttl, const Drift& drift);
+
+// A Lua script the project wrote to behave like a library's own.
+struct Script {
+  std::string_view name;
+  std::string_view text;
+};
+std::string script_sha1(std::string_view data);
+
+Command eval_command(const Script& script, bool by_sha, const std::vector<std::string>& keys,
+                     const std::vector<std::string>& args);
+bool is_noscript(const Outcome& outcome);
+
+// Runs `script` on `nodes` at once. With `by_sha`, EVALSHA first, then EVAL on the nodes that
+// answered NOSCRIPT (a restarted node has an empty script cache).
+Task<std::vector<Outcome>> run_script(Port& port, std::vector<NodeId> nodes, const Script& script,
+                                      std::vector<std::string> keys, std::vector<std::string> args,
+                                      Duration timeout, FanOutOptions options, bool by_sha);
+
+// Runs one script on one node (sequential fan-outs call this in a loop).
+Task<Outcome> run_script_one(Port& port, NodeId node, const Script& script,
+                             std::vector<std::string> keys, std::vector<std::string> args,
+                             Duration timeout, bool by_sha);
+
+// One request as a library sends it: a plain command, or a script with its keys and arguments.
+struct Call {
+  const Script* script = nullptr;
+  std::vector<std::string> keys;
+  std::vector<std::string> args;
+  Command plain;
+};
+Call make_call(const Script& script, std::string key, std::vector<std::string> args);
+Call plain_call(Command command);
+Task<Outcome> send_call(Port& port, NodeId node, const Call& call, Duration timeout, bool by_sha);
+
+enum class FanOut : uint8_t { parallel, sequential };
+
+// Sends `call` to nodes 0..node_count-1: all at once (per `fan`), or one after another (then
+// `abort_on_node_error` stops at the first node that did not reply; untried nodes read unknown).
+Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call& call,
+                                    FanOut fan_out, FanOutOptions fan, Duration timeout,
+                                    bool by_sha, bool abort_on_node_error);
+
+std::vector<NodeId> all_nodes(uint32_t node_count);
+uint32_t majority(uint32_t node_count);
+// "3 ms", "-13 ms": durations in trace notes
+std::string ms_text(Duration duration);
+
+}  // namespace redlock_sim

@@ -1,0 +1,84 @@
+#include "lock_impls/families/fenced.hpp"
+
+#include "lock_impls/families/common.hpp"
+
+namespace redlock_sim {
+
+namespace {
+bool is_counter(const Outcome& outcome) {
+  return outcome.replied() && outcome.reply.type == ReplyType::integer;
+}
+}  // namespace
+
+const char* token_source_name(TokenSource source) {
+  switch (source) {
+    case TokenSource::external_counter:
+      return "external_counter";
+    case TokenSource::redis_master:
+      return "redis_master";
+    case TokenSource::quorum_max:
+      return "quorum_max";
+  }
+  return "?";
+}
+
+FencedClient::FencedClient(Port& port, std::unique_ptr<LockClient> inner, FencedOptions options)
+    : LockClient(port), inner_(std::move(inner)), options_(std::move(options)) {}
+
+Task<std::optional<int64_t>> FencedClient::next_token(const std::string& resource) {
+  const std::string key = options_.counter_prefix + resource;
+  if (options_.source != TokenSource::quorum_max) {
+    const Outcome outcome = co_await port().send(options_.token_node, make_command("INCR", key),
+                                                 options_.request_timeout);
+    if (!is_counter(outcome)) co_return std::nullopt;
+    co_return outcome.reply.integer;
+  }
+  std::vector<NodeRequest> requests;
+  for (NodeId n = 0; n < options_.node_count; ++n) {
+    requests.push_back(
+        {.node = n, .command = make_command("INCR", key), .timeout = options_.request_timeout});
+  }
+  const FanOutOptions wait_for_all;
+  const std::vector<Outcome> outcomes = co_await port().fan_out(std::move(requests), wait_for_all);
+  uint32_t replies = 0;
+  int64_t highest = 0;
+  for (const Outcome& outcome : outcomes) {
+    if (!is_counter(outcome)) continue;
+    ++replies;
+    highest = std::max(highest, outcome.reply.integer);
+  }
+  if (replies < majority(options_.node_count)) co_return std::nullopt;
+  co_return highest;
+}
+
+Task<Grant> FencedClient::acquire(std::string resource) {
+  Grant grant = co_await inner_->acquire(resource);
+  if (!grant.acquired) co_return grant;
+  const std::optional<int64_t> token = co_await next_token(resource);
+  if (!token) {
+    note(std::string("fencing token from ") + token_source_name(options_.source) +
+         " unavailable: releasing");
+    co_await inner_->release(grant.lease);
+    grant.acquired = false;
+    grant.failure = "token";
+    grant.lease.reset();
+    co_return grant;
+  }
+  note("fencing token " + std::to_string(*token));
+  grant.lease->fencing_token = token;
+  co_return grant;
+}
+
+Task<ReleaseResult> FencedClient::release(std::shared_ptr<Lease> lease) {
+  co_return co_await inner_->release(lease);
+}
+
+Task<ExtendResult> FencedClient::extend(std::shared_ptr<Lease> lease) {
+  co_return co_await inner_->extend(lease);
+}
+
+Task<void> FencedClient::run_watchdog(std::shared_ptr<Lease> lease) {
+  co_await inner_->run_watchdog(lease);
+}
+
+}  // namespace redlock_sim

@@ -1,0 +1,97 @@
+// The reentrant hash lock on a master with replicas (Redisson RLock's shape), and its sequential
+// multi-master composition (RedissonRedLock / MultiLock).
+//
+// The lock key is a hash; the field names the owner (client id : thread id) and counts
+// re-entries. Acquisition is one atomic script (HINCRBY + PEXPIRE, or the holder's PTTL when
+// busy) pipelined with WAIT <replicas> <timeout> on the same connection; too few replica
+// acknowledgements undo the acquisition. Without an explicit lease time a watchdog renews the
+// lease every lease/3 and drops a lock the master no longer has without telling anyone.
+// Optionally every grant INCRs a fencing counter inside the script (RFencedLock).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "lock_impls/families/common.hpp"
+#include "lock_impls/lock.hpp"
+
+namespace redlock_sim {
+
+struct HashLockOptions {
+  Duration lease = Duration::from_ms(30'000);  // the watchdog lease (lockWatchdogTimeout)
+  bool lease_given = false;    // tryLock(..., leaseTime): no watchdog, the key lives `lease`
+  uint32_t replicas = 0;       // replicas the client knows the master has
+  uint32_t acks_required = 0;  // 0: every replica must acknowledge (Redisson: one suffices)
+  Duration replica_wait = Duration::from_ms(1'000);  // WAIT's timeout (slavesSyncTimeout)
+  Duration request_timeout = Duration::from_ms(3'000);
+  // How long acquire waits for a busy lock; negative: forever (lock()), bounded by attempts_cap.
+  Duration wait_time = Duration::from_ms(-1);
+  uint32_t attempts_cap = 100'000;
+  std::string client_id;  // empty: a uuid drawn from the port
+  std::string thread_id = "1";
+  bool fenced = false;  // INCR "<prefix>{resource}" in the acquire script
+  std::string token_key_prefix = "redisson_lock_token:";
+  bool watchdog_tells_holder = false;  // Redisson never tells (PR #7254 proposes a listener)
+};
+
+class HashLockClient : public LockClient {
+ public:
+  HashLockClient(Port& port, HashLockOptions options);
+
+  Task<Grant> acquire(std::string resource) override;
+  Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
+  Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
+  bool has_watchdog() const override { return !options_.lease_given; }
+  Task<void> run_watchdog(std::shared_ptr<Lease> lease) override;
+  ClockKind clock() const override { return ClockKind::monotonic; }
+  const std::string& owner() const { return owner_; }
+
+  // One tryLock attempt on `node`: acquired (true) or the holder's remaining TTL.
+  struct Attempt {
+    bool acquired = false;
+    bool error = false;
+    Duration holder_ttl = Duration::zero();
+    std::optional<int64_t> fencing_token;
+    uint32_t acks = 0;
+  };
+  Task<Attempt> try_on(NodeId node, const std::string& resource, bool with_wait);
+  Task<bool> unlock_on(NodeId node, const std::string& resource);
+  Task<Outcome> renew_on(NodeId node, const std::string& resource);
+
+ private:
+  Deadline deadline_from(Instant t1) const;
+
+  HashLockOptions options_;
+  std::string owner_;
+};
+
+// RedissonRedLock over N independent masters (each an RLock without replicas): sequential
+// tryLock on each, success when no more than N - majority failed, no elapsed-time validity, and
+// one independent renewal per sub-lock (no quorum-level renewal).
+struct MultiHashLockOptions {
+  uint32_t node_count = 3;
+  bool all_required = false;                          // MultiLock: every node
+  HashLockOptions sub;                                // per sub-lock settings (replicas ignored)
+  Duration wait_per_node = Duration::from_ms(1'500);  // lock(): waitTime = N * 1500 ms
+};
+
+class MultiHashLockClient : public LockClient {
+ public:
+  MultiHashLockClient(Port& port, MultiHashLockOptions options);
+
+  Task<Grant> acquire(std::string resource) override;
+  Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
+  Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
+  bool has_watchdog() const override { return !options_.sub.lease_given; }
+  Task<void> run_watchdog(std::shared_ptr<Lease> lease) override;
+  ClockKind clock() const override { return ClockKind::monotonic; }
+
+ private:
+  Task<uint32_t> attempt_all(const std::string& resource, Duration remaining,
+                             std::vector<NodeId>& acquired);
+
+  MultiHashLockOptions options_;
+  HashLockClient sub_;
+};
+
+}  // namespace redlock_sim

@@ -1,0 +1,236 @@
+#include "lock_impls/families/redlock.hpp"
+
+#include "lock_impls/families/scripts.hpp"
+
+namespace redlock_sim {
+
+namespace {
+
+uint32_t count_accepted(const std::vector<Outcome>& outcomes) {
+  uint32_t n = 0;
+  for (const Outcome& o : outcomes)
+    n += redlock_acquire_success(o) ? 1 : 0;
+  return n;
+}
+
+uint32_t count_errors(const std::vector<Outcome>& outcomes) {
+  uint32_t n = 0;
+  for (const Outcome& o : outcomes)
+    n += (!o.replied() || o.reply.is_error()) ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+// Every command the family sends answers OK or integer 1 when the node did what was asked.
+bool redlock_acquire_success(const Outcome& outcome) {
+  return outcome.replied() && (outcome.reply.is_ok() || outcome.reply.is_integer(1));
+}
+
+RedlockClient::RedlockClient(Port& port, RedlockOptions options)
+    : LockClient(port), options_(std::move(options)) {}
+
+Instant RedlockClient::read_clock() {
+  const Instant now = now_on(options_.clock);
+  if (!options_.elapsed_in_whole_ms) return now;
+  return Instant::from_ms(now.ms_floor());
+}
+
+Task<Grant> RedlockClient::acquire(std::string resource) {
+  Grant grant;
+  std::string value = make_token(port(), options_.token_format, options_.token_size);
+  const Instant first_start = read_clock();
+  const Duration drift = drift_for(options_.ttl, options_.drift);
+  const uint32_t tries = options_.retry_count < 0
+                             ? options_.attempts_cap
+                             : std::min<uint32_t>(options_.attempts_cap,
+                                                  static_cast<uint32_t>(options_.retry_count) + 1);
+  for (uint32_t attempt = 1; attempt <= tries; ++attempt) {
+    grant.attempts = attempt;
+    if (options_.token_per_attempt && attempt > 1) {
+      value = make_token(port(), options_.token_format, options_.token_size);
+    }
+    const Instant t1 = read_clock();
+    const FanOutOptions fan{
+        .mode = options_.wait, .quorum = quorum(), .success = &redlock_acquire_success};
+    const std::vector<Outcome> outcomes = co_await call_all(
+        port(), options_.node_count, acquire_call(resource, value), options_.fan_out, fan,
+        options_.request_timeout, options_.use_evalsha, options_.abort_on_node_error);
+    const Instant t2 = read_clock();
+    const uint32_t locked = count_accepted(outcomes);
+    const uint32_t errors = count_errors(outcomes);
+    grant.nodes_locked = locked;
+    const Instant start = options_.validity_from_first_attempt ? first_start : t1;
+    const Instant deadline =
+        options_.count_elapsed ? start + options_.ttl - drift : t2 + options_.ttl - drift;
+    const Duration validity = deadline - t2;
+    note("attempt " + std::to_string(attempt) + ": " + std::to_string(locked) + "/" +
+         std::to_string(options_.node_count) + " nodes, validity " + ms_text(validity));
+    if (options_.abort_on_node_error && options_.fan_out == FanOut::sequential && errors > 0 &&
+        locked < quorum()) {
+      // The node error escapes the library; the keys already set stay until their TTL.
+      grant.failure = "error";
+      co_return grant;
+    }
+    const bool valid =
+        options_.validity_check == ValidityCheck::none ||
+        (options_.validity_check == ValidityCheck::positive ? validity > Duration::zero()
+                                                            : validity >= Duration::zero());
+    if (locked >= quorum() && valid) {
+      if (options_.fail_if_quorum_with_errors && errors > 0) {
+        grant.failure = "error";  // raised to the caller, who has no handle to release with
+        co_return grant;
+      }
+      grant.acquired = true;
+      grant.lease = std::make_shared<Lease>();
+      grant.lease->resource = resource;
+      grant.lease->value = value;
+      grant.lease->deadline = Deadline{.clock = options_.clock, .at = deadline};
+      co_return grant;
+    }
+    grant.failure = locked >= quorum() ? "validity" : "taken";
+    const bool release_now = locked >= quorum() ? options_.release_after_validity_failure
+                                                : options_.release_after_failed_attempt;
+    if (release_now) co_await release_all(resource, value);
+    if (attempt < tries || options_.sleep_after_last_attempt) {
+      co_await port().sleep(draw_delay(port(), options_.retry_delay));
+    }
+  }
+  if (options_.release_on_final_failure) co_await release_all(resource, value);
+  co_return grant;
+}
+
+Call RedlockClient::acquire_call(const std::string& resource, const std::string& value) const {
+  const std::string ttl_ms = std::to_string(options_.ttl.ms_floor());
+  switch (options_.acquire_command) {
+    case RedlockAcquireCommand::set_nx_px:
+      return plain_call(make_command("SET", resource, value, "NX", "PX", ttl_ms));
+    case RedlockAcquireCommand::script_set_if_none_exists:
+      return make_call(scripts::set_if_none_exists, resource, {value, ttl_ms});
+    case RedlockAcquireCommand::script_set_if_absent_or_same:
+      return make_call(scripts::set_if_absent_or_same, resource, {value, ttl_ms, "yes"});
+    case RedlockAcquireCommand::script_set_if_absent_or_same_or_error:
+      return make_call(scripts::set_if_absent_or_same_or_error, resource, {value, ttl_ms});
+  }
+  return Call{};
+}
+
+Call RedlockClient::extend_call(const std::string& resource, const std::string& value) const {
+  const std::string ttl_ms = std::to_string(options_.ttl.ms_floor());
+  switch (options_.extend_command) {
+    case RedlockExtendCommand::pexpire_if_value:
+      return make_call(scripts::pexpire_if_value, resource, {value, ttl_ms});
+    case RedlockExtendCommand::set_px_if_value:
+      return make_call(scripts::set_px_if_value, resource, {value, ttl_ms});
+    case RedlockExtendCommand::set_if_absent_or_same:
+      return make_call(scripts::set_if_absent_or_same, resource, {value, ttl_ms, "yes"});
+    case RedlockExtendCommand::set_if_absent_or_same_only_if_locked:
+      return make_call(scripts::set_if_absent_or_same, resource, {value, ttl_ms, "no"});
+    case RedlockExtendCommand::set_if_absent_or_same_or_error:
+      return make_call(scripts::set_if_absent_or_same_or_error, resource, {value, ttl_ms});
+    case RedlockExtendCommand::set_px_if_absent_or_value:
+      return make_call(scripts::set_px_if_absent_or_value, resource, {value, ttl_ms});
+  }
+  return Call{};
+}
+
+Task<uint32_t> RedlockClient::release_all(const std::string& resource, const std::string& value) {
+  const Script* script = &scripts::delete_if_value;
+  if (options_.release_command == RedlockReleaseCommand::delete_if_value_or_report_missing) {
+    script = &scripts::delete_if_value_or_report_missing;
+  } else if (options_.release_command == RedlockReleaseCommand::delete_if_value_missing_ok) {
+    script = &scripts::delete_if_value_missing_ok;
+  }
+  const Call call = make_call(*script, resource, {value});
+  const FanOutOptions wait_for_all;
+  const std::vector<Outcome> outcomes = co_await call_all(
+      port(), options_.node_count, call, options_.fan_out, wait_for_all, options_.release_timeout,
+      options_.use_evalsha, options_.abort_on_node_error);
+  co_return count_accepted(outcomes);
+}
+
+Task<ReleaseResult> RedlockClient::release(std::shared_ptr<Lease> lease) {
+  ReleaseResult result;
+  lease->released = true;
+  for (uint32_t attempt = 1; attempt <= options_.release_tries; ++attempt) {
+    result.nodes = co_await release_all(lease->resource, lease->value);
+    note("release: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
+         " nodes");
+    if (result.nodes >= options_.release_quorum) {
+      result.released = true;
+      co_return result;
+    }
+    if (attempt < options_.release_tries) {
+      co_await port().sleep(draw_delay(port(), options_.retry_delay));
+    }
+  }
+  result.failure = "quorum";
+  co_return result;
+}
+
+Task<ExtendResult> RedlockClient::extend_once(Lease& lease) {
+  ExtendResult result;
+  const Instant t1 = read_clock();
+  const FanOutOptions fan{
+      .mode = options_.wait, .quorum = extend_quorum(), .success = &redlock_acquire_success};
+  const std::vector<Outcome> outcomes = co_await call_all(
+      port(), options_.node_count, extend_call(lease.resource, lease.value), options_.fan_out, fan,
+      options_.request_timeout, options_.use_evalsha, options_.abort_on_node_error);
+  const Instant t2 = read_clock();
+  result.nodes = count_accepted(outcomes);
+  const Instant deadline = t1 + options_.ttl - drift_for(options_.ttl, options_.drift);
+  const bool valid = !options_.extend_checks_validity || deadline > t2;
+  note("extend: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
+       " nodes, validity " + ms_text(deadline - t2));
+  if (result.nodes >= extend_quorum() && valid) {
+    result.extended = true;
+    result.deadline = Deadline{.clock = options_.clock, .at = deadline};
+    co_return result;
+  }
+  result.lock_gone = count_errors(outcomes) == 0;
+  result.failure = result.nodes >= extend_quorum() ? "validity" : "quorum";
+  co_return result;
+}
+
+Task<ExtendResult> RedlockClient::extend(std::shared_ptr<Lease> lease) {
+  ExtendResult result;
+  ++lease->extensions;
+  if (!options_.can_extend) {
+    result.failure = "unsupported";
+    co_return result;
+  }
+  if (options_.extensions_max >= 0 &&
+      lease->extensions > static_cast<uint32_t>(options_.extensions_max)) {
+    result.failure = "too many extensions";
+    co_return result;
+  }
+  if (options_.extend_refuses_expired_lease && lease->deadline.at < read_clock()) {
+    result.failure = "already expired";
+    result.lock_gone = true;
+    co_return result;
+  }
+  for (uint32_t attempt = 1; attempt <= options_.extend_tries; ++attempt) {
+    result = co_await extend_once(*lease);
+    if (result.extended) break;
+    const bool last = attempt == options_.extend_tries;
+    if (options_.extend_unlocks_on_failure && (last || options_.extend_unlocks_each_try)) {
+      co_await release_all(lease->resource, lease->value);
+    }
+    if (attempt < options_.extend_tries) {
+      co_await port().sleep(draw_delay(port(), options_.extend_retry_delay));
+    }
+  }
+  if (result.extended) {
+    ++lease->renewals;
+    lease->deadline = result.deadline;
+  } else if (options_.extend_resets_old_lease) {
+    lease->deadline.at = Instant::zero();
+  }
+  co_return result;
+}
+
+uint32_t RedlockClient::extend_quorum() const {
+  return options_.extend_quorum == 0 ? quorum() : options_.extend_quorum;
+}
+
+}  // namespace redlock_sim

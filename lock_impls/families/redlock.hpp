@@ -1,0 +1,130 @@
+// Redlock as the Redis docs describe it ("Distributed Locks with Redis"), with every knob the
+// real libraries turn differently (shared/research/lock_libraries.md section 0).
+//
+// One attempt: read T1 on the configured clock; SET the same random value NX PX ttl on all N
+// nodes (in parallel or one after another, each request with its own timeout); read T2;
+// validity = ttl - (T2 - T1) - drift; acquired iff a majority accepted and validity > 0. A
+// failed attempt releases on every node, then sleeps a retry delay drawn from the port's
+// randomness. Extension needs a majority within the validity. Profiles and zoo variants are
+// this class with other options.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "lock_impls/families/common.hpp"
+#include "lock_impls/lock.hpp"
+
+namespace redlock_sim {
+
+// How a node is asked to take the lock.
+enum class RedlockAcquireCommand : uint8_t {
+  set_nx_px,                     // SET k v NX PX ttl (docs, redsync, redlock-py, pottery, redis++)
+  script_set_if_none_exists,     // node-redlock's multi-key script, one key
+  script_set_if_absent_or_same,  // redlock-rb (nil when refused)
+  script_set_if_absent_or_same_or_error,  // aioredlock (error reply when refused)
+};
+
+// How a node is asked to extend it.
+enum class RedlockExtendCommand : uint8_t {
+  pexpire_if_value,                      // compare-and-PEXPIRE (docs, redsync, pottery, redis++)
+  set_px_if_value,                       // node-redlock
+  set_if_absent_or_same,                 // redlock-rb default: re-creates an absent key (issue #36)
+  set_if_absent_or_same_only_if_locked,  // redlock-rb with extend_only_if_locked: true
+  set_if_absent_or_same_or_error,        // aioredlock: re-creates an absent key
+  set_px_if_absent_or_value,             // zoo: resurrecting extend
+};
+
+// How a node is asked to release it.
+enum class RedlockReleaseCommand : uint8_t {
+  delete_if_value,                    // 1 deleted, 0 otherwise
+  delete_if_value_or_report_missing,  // redsync: -1 when missing
+  delete_if_value_missing_ok,         // aioredlock: a missing key counts as released
+};
+
+enum class ValidityCheck : uint8_t {
+  positive,      // validity > 0 (docs, redsync, node-redlock v4, redlock-py, pottery, redis++)
+  non_negative,  // validity >= 0 (redlock-rb)
+  none,          // node-redlock v5: returns the lock whatever the validity
+};
+
+struct RedlockOptions {
+  uint32_t node_count = 5;
+  Duration ttl = Duration::from_ms(10'000);
+  ClockKind clock = ClockKind::monotonic;
+  FanOut fan_out = FanOut::parallel;
+  FanOutMode wait = FanOutMode::wait_for_all;
+  Duration request_timeout = Duration::from_ms(50);
+  Duration release_timeout = Duration::from_ms(50);
+  Drift drift;
+  ValidityCheck validity_check = ValidityCheck::positive;
+  // Elapsed time counts from before the first attempt instead of each attempt's own T1
+  // (node-redlock 5.0.0-beta.2, redis-plus-plus RedLockMutexVessel).
+  bool validity_from_first_attempt = false;
+  // Zoo: validity = ttl - drift, as if the acquisition took no time.
+  bool count_elapsed = true;
+  // Whole milliseconds on both reads, like int(time.time()*1000) (redlock-py).
+  bool elapsed_in_whole_ms = false;
+  // -1: retry until acquired (pottery, node-redlock retryCount -1); bounded by attempts_cap.
+  int32_t retry_count = 3;
+  uint32_t attempts_cap = 100'000;
+  RetryDelay retry_delay{.min_ms = 200, .jitter_ms = 0};
+  bool sleep_after_last_attempt = false;  // redlock-py sleeps even after the last try
+  bool release_after_failed_attempt = true;
+  bool release_after_validity_failure = true;  // aioredlock retries a too-slow win without it
+  bool release_on_final_failure = false;       // node-redlock v5, aioredlock
+  // Sequential fan-out: a node error (refused, timeout) ends the acquisition at once, leaving
+  // the keys already set (redis-plus-plus lets the exception escape).
+  bool abort_on_node_error = false;
+  // redlock-py: a quorum reached with some node errors raises without releasing anything.
+  bool fail_if_quorum_with_errors = false;
+  TokenFormat token_format = TokenFormat::hex;
+  uint32_t token_size = 20;
+  bool token_per_attempt = false;  // pottery regenerates its uuid for every attempt
+  RedlockAcquireCommand acquire_command = RedlockAcquireCommand::set_nx_px;
+  RedlockExtendCommand extend_command = RedlockExtendCommand::pexpire_if_value;
+  RedlockReleaseCommand release_command = RedlockReleaseCommand::delete_if_value;
+  bool use_evalsha = false;
+  // Extension.
+  bool can_extend = true;
+  uint32_t extend_quorum = 0;  // 0: majority; the zoo counts a minority
+  uint32_t extend_tries = 1;
+  RetryDelay extend_retry_delay{.min_ms = 200, .jitter_ms = 0};
+  bool extend_checks_validity = true;         // the new validity must be > 0 from the extend's T1
+  bool extend_refuses_expired_lease = false;  // local pre-check: deadline already passed
+  // A failed extend unlocks every node: after the last try (redlock-rb, redis++, aioredlock),
+  // or after each failed try so the retries cannot succeed (node-redlock v4).
+  bool extend_unlocks_on_failure = false;
+  bool extend_unlocks_each_try = false;
+  bool extend_resets_old_lease = false;  // node-redlock v5 invalidates the old Lock object
+  int32_t extensions_max = -1;           // pottery: 3; -1 unlimited
+  // Release needs this many nodes to report success; 0: best effort (always "released").
+  uint32_t release_quorum = 0;
+  uint32_t release_tries = 1;
+};
+
+class RedlockClient : public LockClient {
+ public:
+  RedlockClient(Port& port, RedlockOptions options);
+
+  Task<Grant> acquire(std::string resource) override;
+  Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
+  Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
+  ClockKind clock() const override { return options_.clock; }
+  const RedlockOptions& options() const { return options_; }
+  uint32_t quorum() const { return majority(options_.node_count); }
+
+ protected:
+  Call acquire_call(const std::string& resource, const std::string& value) const;
+  Call extend_call(const std::string& resource, const std::string& value) const;
+  uint32_t extend_quorum() const;
+  Task<uint32_t> release_all(const std::string& resource, const std::string& value);
+  Task<ExtendResult> extend_once(Lease& lease);
+  Instant read_clock();
+
+  RedlockOptions options_;
+};
+
+bool redlock_acquire_success(const Outcome& outcome);
+
+}  // namespace redlock_sim

@@ -1,0 +1,168 @@
+#include "lock_impls/families/single_instance.hpp"
+
+#include "lock_impls/families/scripts.hpp"
+
+namespace redlock_sim {
+
+namespace {
+constexpr NodeId master = 0;
+
+int64_t whole_seconds(Duration d) {
+  return d.ms_floor() / 1000;
+}
+}  // namespace
+
+SingleInstanceClient::SingleInstanceClient(Port& port, SingleInstanceOptions options)
+    : LockClient(port), options_(std::move(options)) {}
+
+Deadline SingleInstanceClient::deadline_from(Instant t1) const {
+  if (options_.deadline == DeadlineModel::none || options_.ttl == Duration::zero()) {
+    return Deadline{.clock = options_.clock, .at = Instant::max()};
+  }
+  return Deadline{.clock = options_.clock,
+                  .at = t1 + options_.ttl - drift_for(options_.ttl, options_.drift)};
+}
+
+Task<bool> SingleInstanceClient::try_once(const std::string& resource, const std::string& value) {
+  const Duration timeout = options_.request_timeout;
+  const std::string ttl_ms = std::to_string(options_.ttl.ms_floor());
+  Outcome outcome;
+  switch (options_.acquire_command) {
+    case SingleAcquire::set_nx_px:
+      if (options_.ttl == Duration::zero()) {
+        outcome = co_await port().send(master, make_command("SET", resource, value, "NX"), timeout);
+      } else {
+        outcome = co_await port().send(
+            master, make_command("SET", resource, value, "NX", "PX", ttl_ms), timeout);
+      }
+      co_return outcome.replied() && outcome.reply.is_ok();
+    case SingleAcquire::set_nx_ex: {
+      const std::string seconds = std::to_string(whole_seconds(options_.ttl));
+      if (options_.ttl == Duration::zero()) {
+        outcome = co_await port().send(master, make_command("SET", resource, value, "NX"), timeout);
+      } else {
+        outcome = co_await port().send(
+            master, make_command("SET", resource, value, "NX", "EX", seconds), timeout);
+      }
+      co_return outcome.replied() && outcome.reply.is_ok();
+    }
+    case SingleAcquire::setnx_then_pexpire:
+      // Two round trips: a client that dies between them leaves a key that never expires.
+      outcome = co_await port().send(master, make_command("SETNX", resource, value), timeout);
+      if (!(outcome.replied() && outcome.reply.is_integer(1))) co_return false;
+      co_await port().send(master, make_command("PEXPIRE", resource, ttl_ms), timeout);
+      co_return true;
+  }
+  co_return false;
+}
+
+Task<Grant> SingleInstanceClient::acquire(std::string name) {
+  Grant grant;
+  const std::string resource = options_.key_prefix + name;
+  const std::string value = make_token(port(), options_.token_format, options_.token_size);
+  const uint32_t tries = options_.retry_count < 0
+                             ? options_.attempts_cap
+                             : std::min<uint32_t>(options_.attempts_cap,
+                                                  static_cast<uint32_t>(options_.retry_count) + 1);
+  for (uint32_t attempt = 1; attempt <= tries; ++attempt) {
+    grant.attempts = attempt;
+    const Instant t1 = now_on(options_.clock);
+    const bool locked = co_await try_once(resource, value);
+    note("attempt " + std::to_string(attempt) + (locked ? ": locked" : ": busy"));
+    if (locked) {
+      grant.acquired = true;
+      grant.nodes_locked = 1;
+      grant.lease = std::make_shared<Lease>();
+      grant.lease->resource = resource;
+      grant.lease->value = value;
+      grant.lease->deadline = deadline_from(t1);
+      co_return grant;
+    }
+    if (attempt < tries) co_await port().sleep(draw_delay(port(), options_.retry_delay));
+  }
+  grant.failure = "taken";
+  co_return grant;
+}
+
+Task<ReleaseResult> SingleInstanceClient::release(std::shared_ptr<Lease> lease) {
+  ReleaseResult result;
+  lease->released = true;
+  const Duration timeout = options_.request_timeout;
+  const std::vector<std::string> args(1, lease->value);
+  Outcome outcome;
+  switch (options_.release_command) {
+    case SingleRelease::delete_if_value:
+      outcome = co_await send_call(port(), master,
+                                   make_call(scripts::delete_if_value, lease->resource, args),
+                                   timeout, options_.use_evalsha);
+      result.released = outcome.replied() && outcome.reply.is_integer(1);
+      break;
+    case SingleRelease::delete_and_signal: {
+      Call call = make_call(scripts::delete_and_signal, lease->resource, {lease->value, "1000"});
+      call.keys.push_back("lock-signal:" + lease->resource);
+      outcome = co_await send_call(port(), master, call, timeout, options_.use_evalsha);
+      result.released = outcome.replied() && outcome.reply.is_integer(0);
+      break;
+    }
+    case SingleRelease::plain_del:
+      outcome = co_await port().send(master, make_command("DEL", lease->resource), timeout);
+      result.released = outcome.replied() && !outcome.reply.is_error();
+      break;
+    case SingleRelease::get_then_del:
+      // The value can change between the GET and the DEL: the key may expire and be taken.
+      outcome = co_await port().send(master, make_command("GET", lease->resource), timeout);
+      if (outcome.replied() && outcome.reply.type == ReplyType::bulk &&
+          outcome.reply.text == lease->value) {
+        outcome = co_await port().send(master, make_command("DEL", lease->resource), timeout);
+        result.released = outcome.replied() && outcome.reply.is_integer(1);
+      }
+      break;
+  }
+  result.nodes = result.released ? 1 : 0;
+  if (!result.released) result.failure = outcome.replied() ? "not owner" : "error";
+  note(std::string("release: ") + (result.released ? "released" : result.failure));
+  co_return result;
+}
+
+Task<ExtendResult> SingleInstanceClient::extend(std::shared_ptr<Lease> lease) {
+  ExtendResult result;
+  ++lease->extensions;
+  const Instant t1 = now_on(options_.clock);
+  const Duration timeout = options_.request_timeout;
+  const std::string ttl_ms = std::to_string(options_.ttl.ms_floor());
+  Outcome outcome;
+  Call call;
+  switch (options_.extend_command) {
+    case SingleExtend::pexpire_if_value:
+      call = make_call(scripts::pexpire_if_value, lease->resource, {lease->value, ttl_ms});
+      outcome = co_await send_call(port(), master, call, timeout, options_.use_evalsha);
+      result.extended = outcome.replied() && outcome.reply.is_integer(1);
+      break;
+    case SingleExtend::pexpire_add_if_value:
+      call = make_call(scripts::pexpire_add_if_value, lease->resource, {lease->value, ttl_ms, "0"});
+      outcome = co_await send_call(port(), master, call, timeout, options_.use_evalsha);
+      result.extended = outcome.replied() && outcome.reply.is_integer(1);
+      break;
+    case SingleExtend::expire_seconds_if_value: {
+      const std::string seconds = std::to_string(whole_seconds(options_.ttl));
+      call = make_call(scripts::expire_seconds_if_value, lease->resource, {lease->value, seconds});
+      outcome = co_await send_call(port(), master, call, timeout, options_.use_evalsha);
+      result.extended = outcome.replied() && outcome.reply.is_integer(0);
+      break;
+    }
+  }
+  result.nodes = result.extended ? 1 : 0;
+  result.lock_gone = outcome.replied() && !result.extended;
+  if (result.extended) {
+    // redis-py's additive extend leaves more than ttl on the key; the holder only counts ttl.
+    result.deadline = deadline_from(t1);
+    lease->deadline = result.deadline;
+    ++lease->renewals;
+  } else {
+    result.failure = outcome.replied() ? "not owner" : "error";
+  }
+  note(std::string("extend: ") + (result.extended ? "extended" : result.failure));
+  co_return result;
+}
+
+}  // namespace redlock_sim

@@ -1,0 +1,53 @@
+#include "lock_impls/families/watchdog.hpp"
+
+namespace redlock_sim {
+
+WatchdogClient::WatchdogClient(Port& port, std::unique_ptr<LockClient> inner,
+                               WatchdogOptions options)
+    : LockClient(port), inner_(std::move(inner)), options_(options) {}
+
+Task<Grant> WatchdogClient::acquire(std::string resource) {
+  Grant grant = co_await inner_->acquire(std::move(resource));
+  if (grant.acquired && options_.hides_deadline) grant.lease->deadline.at = Instant::max();
+  co_return grant;
+}
+
+Task<ReleaseResult> WatchdogClient::release(std::shared_ptr<Lease> lease) {
+  co_return co_await inner_->release(lease);
+}
+
+Task<ExtendResult> WatchdogClient::extend(std::shared_ptr<Lease> lease) {
+  ExtendResult result = co_await inner_->extend(lease);
+  if (options_.hides_deadline) lease->deadline.at = Instant::max();
+  co_return result;
+}
+
+Duration WatchdogClient::next_sleep(const Lease& lease) {
+  if (options_.renew_before_deadline == Duration::zero() || !lease.deadline.bounded()) {
+    return options_.period;
+  }
+  const Duration left = lease.deadline.at - now_on(lease.deadline.clock);
+  const Duration sleep = left - options_.renew_before_deadline;
+  return sleep < Duration::zero() ? Duration::zero() : sleep;
+}
+
+Task<void> WatchdogClient::run_watchdog(std::shared_ptr<Lease> lease) {
+  while (!lease->released && !lease->lost) {
+    co_await port().sleep(next_sleep(*lease));
+    if (lease->released) co_return;
+    const ExtendResult result = co_await extend(lease);
+    if (lease->released) co_return;
+    if (result.extended) {
+      note("watchdog: renewed");
+      continue;
+    }
+    const bool stop = result.lock_gone ? options_.stops_when_gone : options_.stops_on_error;
+    note("watchdog: renewal failed (" + result.failure + ")" + (stop ? ", stopping" : ""));
+    if (!stop) continue;
+    if (options_.tells_holder) lease->mark_lost("renewal failed: " + result.failure);
+    if (options_.unlocks_on_failure) co_await inner_->release(lease);
+    co_return;
+  }
+}
+
+}  // namespace redlock_sim

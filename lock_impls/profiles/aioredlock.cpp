@@ -1,0 +1,44 @@
+#include "lock_impls/profiles/aioredlock.hpp"
+
+namespace redlock_sim::profiles {
+
+RedlockOptions aioredlock(uint32_t node_count, Duration lease) {
+  return RedlockOptions{
+      .node_count = node_count,
+      .ttl = lease,
+      .clock = ClockKind::monotonic,
+      .fan_out = FanOut::parallel,
+      .wait = FanOutMode::wait_for_all,
+      .request_timeout = Duration::from_s(3600),
+      .release_timeout = Duration::from_s(3600),
+      .drift = Drift{.ppm = 10'000, .constant_ms = 2, .rounding = DriftRounding::exact},
+      .validity_check = ValidityCheck::positive,
+      .retry_count = 2,
+      .retry_delay = RetryDelay{.min_ms = 100, .jitter_ms = 200},
+      .release_after_failed_attempt = true,
+      .release_after_validity_failure = false,
+      .release_on_final_failure = true,
+      .token_format = TokenFormat::uuid,
+      .token_size = 16,
+      .acquire_command = RedlockAcquireCommand::script_set_if_absent_or_same_or_error,
+      .extend_command = RedlockExtendCommand::set_if_absent_or_same_or_error,
+      .release_command = RedlockReleaseCommand::delete_if_value_missing_ok,
+      .use_evalsha = true,
+      .extend_tries = 3,
+      .extend_retry_delay = RetryDelay{.min_ms = 100, .jitter_ms = 200},
+      .extend_checks_validity = true,
+      .extend_unlocks_on_failure = true,
+      .release_quorum = majority(node_count),
+  };
+}
+
+WatchdogOptions aioredlock_watchdog(Duration internal_lock_timeout) {
+  return WatchdogOptions{.period = internal_lock_timeout * 6 / 10,
+                         .tells_holder = true,
+                         .stops_on_error = true,
+                         .stops_when_gone = true,
+                         .unlocks_on_failure = true,
+                         .hides_deadline = true};
+}
+
+}  // namespace redlock_sim::profiles

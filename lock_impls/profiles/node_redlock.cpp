@@ -1,0 +1,66 @@
+#include "lock_impls/profiles/node_redlock.hpp"
+
+namespace redlock_sim::profiles {
+
+RedlockOptions node_redlock_5_0_0_beta_2(uint32_t node_count, Duration duration) {
+  return RedlockOptions{
+      .node_count = node_count,
+      .ttl = duration,
+      .clock = ClockKind::wall,
+      .fan_out = FanOut::parallel,
+      .wait = FanOutMode::return_at_quorum,
+      .request_timeout = Duration::from_s(3600),
+      .release_timeout = Duration::from_s(3600),
+      .drift = Drift{.ppm = 10'000, .constant_ms = 2, .rounding = DriftRounding::round_ms},
+      .validity_check = ValidityCheck::none,
+      .validity_from_first_attempt = true,
+      .retry_count = 10,
+      // retryDelay + floor((rand * 2 - 1) * retryJitter): 100..300 ms
+      .retry_delay = RetryDelay{.min_ms = 100, .jitter_ms = 200},
+      .release_after_failed_attempt = false,
+      .release_after_validity_failure = false,
+      .release_on_final_failure = true,
+      .token_format = TokenFormat::hex,
+      .token_size = 16,
+      .acquire_command = RedlockAcquireCommand::script_set_if_none_exists,
+      .extend_command = RedlockExtendCommand::set_px_if_value,
+      .release_command = RedlockReleaseCommand::delete_if_value,
+      .use_evalsha = true,
+      .extend_tries = 11,
+      .extend_retry_delay = RetryDelay{.min_ms = 100, .jitter_ms = 200},
+      .extend_checks_validity = false,
+      .extend_refuses_expired_lease = true,
+      .extend_resets_old_lease = true,
+      .release_quorum = majority(node_count),
+      .release_tries = 11,
+  };
+}
+
+WatchdogOptions node_redlock_using() {
+  return WatchdogOptions{
+      .period = Duration::zero(),
+      .renew_before_deadline = Duration::from_ms(500),
+      .tells_holder = true,
+      .stops_on_error = true,
+      .stops_when_gone = true,
+      .unlocks_on_failure = false,
+      .hides_deadline = false,
+  };
+}
+
+RedlockOptions node_redlock_4_2_0(uint32_t node_count, Duration duration) {
+  RedlockOptions options = node_redlock_5_0_0_beta_2(node_count, duration);
+  options.wait = FanOutMode::wait_for_all;
+  options.validity_check = ValidityCheck::positive;
+  options.validity_from_first_attempt = false;
+  options.release_after_failed_attempt = true;
+  options.release_after_validity_failure = true;
+  options.release_on_final_failure = false;
+  options.extend_unlocks_on_failure = true;
+  options.extend_unlocks_each_try = true;
+  options.extend_resets_old_lease = false;
+  options.extend_checks_validity = true;  // extend goes through _lock, which checks expiration
+  return options;
+}
+
+}  // namespace redlock_sim::profiles

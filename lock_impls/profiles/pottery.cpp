@@ -1,0 +1,31 @@
+#include "lock_impls/profiles/pottery.hpp"
+
+namespace redlock_sim::profiles {
+
+RedlockOptions pottery(uint32_t node_count, Duration auto_release_time) {
+  return RedlockOptions{
+      .node_count = node_count,
+      .ttl = auto_release_time,
+      .clock = ClockKind::monotonic,
+      .fan_out = FanOut::parallel,
+      .wait = FanOutMode::return_at_quorum,
+      .request_timeout = Duration::from_s(3600),
+      .release_timeout = Duration::from_s(3600),
+      .drift = Drift{.ppm = 10'000, .constant_ms = 2, .rounding = DriftRounding::exact},
+      .validity_check = ValidityCheck::positive,
+      .retry_count = -1,
+      .retry_delay = RetryDelay{.min_ms = 0, .jitter_ms = 200},
+      .release_after_failed_attempt = true,
+      .token_format = TokenFormat::uuid,
+      .token_size = 16,
+      .token_per_attempt = true,
+      .acquire_command = RedlockAcquireCommand::set_nx_px,
+      .extend_command = RedlockExtendCommand::pexpire_if_value,
+      .release_command = RedlockReleaseCommand::delete_if_value,
+      .extend_checks_validity = false,
+      .extensions_max = 3,
+      .release_quorum = majority(node_count),
+  };
+}
+
+}  // namespace redlock_sim::profiles

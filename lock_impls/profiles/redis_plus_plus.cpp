@@ -1,0 +1,51 @@
+#include "lock_impls/profiles/redis_plus_plus.hpp"
+
+namespace redlock_sim::profiles {
+
+RedlockOptions redis_plus_plus_redlock_mutex(uint32_t node_count, Duration ttl) {
+  return RedlockOptions{
+      .node_count = node_count,
+      .ttl = ttl,
+      .clock = ClockKind::monotonic,
+      .fan_out = FanOut::sequential,
+      .wait = FanOutMode::wait_for_all,
+      .request_timeout = Duration::from_s(3600),
+      .release_timeout = Duration::from_s(3600),
+      .drift = Drift{.ppm = 10'000, .constant_ms = 2, .rounding = DriftRounding::floor_ms},
+      .validity_check = ValidityCheck::positive,
+      .validity_from_first_attempt = true,
+      .retry_count = 2,
+      .retry_delay = RetryDelay{.min_ms = 0, .jitter_ms = 200},
+      .release_after_failed_attempt = true,
+      .abort_on_node_error = true,
+      .token_format = TokenFormat::alphanumeric,
+      .token_size = 20,
+      .acquire_command = RedlockAcquireCommand::set_nx_px,
+      .extend_command = RedlockExtendCommand::pexpire_if_value,
+      .release_command = RedlockReleaseCommand::delete_if_value,
+      .extend_checks_validity = true,
+      .extend_refuses_expired_lease = false,
+      .extend_unlocks_on_failure = true,
+      .release_quorum = 0,
+  };
+}
+
+RedlockOptions redis_plus_plus_red_mutex(uint32_t node_count, Duration ttl) {
+  RedlockOptions options = redis_plus_plus_redlock_mutex(node_count, ttl);
+  options.validity_from_first_attempt = false;  // each try_lock is a fresh one-try lock
+  options.retry_count = -1;
+  options.retry_delay = RetryDelay{.min_ms = 0, .jitter_ms = 5};
+  options.token_per_attempt = true;
+  return options;
+}
+
+WatchdogOptions redis_plus_plus_lock_watcher(Duration ttl) {
+  return WatchdogOptions{.period = ttl / 2,
+                         .tells_holder = true,
+                         .stops_on_error = true,
+                         .stops_when_gone = true,
+                         .unlocks_on_failure = false,
+                         .hides_deadline = true};
+}
+
+}  // namespace redlock_sim::profiles

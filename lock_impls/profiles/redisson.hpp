@@ -1,0 +1,25 @@
+// Profiles: redisson/redisson RLock, RedissonRedLock and RFencedLock (66863978b, 2026-08-21).
+// lock_libraries.md section 3; bug list items 2, 4, 7, 9, 10, 29.
+#pragma once
+
+#include "lock_impls/families/hash_lock.hpp"
+
+namespace redlock_sim::profiles {
+
+// RLock lock(): a hash field "<client uuid>:<thread id>" counting re-entries, lease
+// lockWatchdogTimeout 30 s renewed every 10 s by a watchdog that drops a lost lock silently and
+// keeps going after errors; the acquire script is batched with WAIT <replicas> 1000 and
+// accepted when at least ONE replica acknowledged (the `syncedSlaves == 0` test), whatever the
+// number of replicas; a busy lock is retried after the holder's PTTL; response timeout 3 s.
+HashLockOptions redisson_rlock(uint32_t replicas);
+
+// RedissonRedLock (deprecated since 3.12.5) over independent masters: sequential tryLock,
+// success when at most N - (N/2+1) sub-locks failed, no elapsed-time or drift check, one
+// watchdog per sub-lock and no quorum-level renewal; lock() retries for ever.
+MultiHashLockOptions redisson_redlock(uint32_t node_count);
+
+// RFencedLock: RLock plus INCR of "redisson_lock_token:{name}" inside the acquire script on every
+// grant, re-entries included; the token counter has no TTL and follows the master's failovers.
+HashLockOptions redisson_fenced_lock(uint32_t replicas);
+
+}  // namespace redlock_sim::profiles

@@ -1,0 +1,75 @@
+// A small simulated world for the lock-client tests: N fake Redis nodes (ports 0..N-1), an
+// optional external counter service (port node N), and client processes that run lock code.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lock_impls/lock.hpp"
+#include "sim/kernel/task_process.hpp"
+#include "sim/resource/resource.hpp"
+#include "tests/unit/lock_fake_redis.hpp"
+
+namespace redlock_sim::testing {
+
+struct LockWorld {
+  Simulator simulator;
+  std::vector<FakeRedis*> nodes;
+  CounterService* counter = nullptr;
+  std::vector<TaskProcess*> clients;
+  std::vector<std::string> notes;  // "<true ms> <client>: <note>"
+
+  explicit LockWorld(uint64_t seed, uint32_t node_count = 5, uint32_t client_count = 2)
+      : simulator(seed) {
+    std::vector<ProcessId> endpoints;
+    for (uint32_t i = 0; i < node_count; ++i) {
+      nodes.push_back(&simulator.add_process<FakeRedis>("n" + std::to_string(i)));
+      endpoints.push_back(nodes.back()->id());
+    }
+    counter = &simulator.add_process<CounterService>("counter");
+    endpoints.push_back(counter->id());
+    for (uint32_t i = 0; i < client_count; ++i) {
+      clients.push_back(&simulator.add_process<TaskProcess>("c" + std::to_string(i)));
+      clients.back()->set_endpoints(endpoints);
+    }
+  }
+
+  TaskProcess& client(std::size_t i = 0) { return *clients.at(i); }
+  ProcessId node_id(std::size_t i) const { return nodes.at(i)->id(); }
+  int64_t now_ms() const { return simulator.now().ms_floor(); }
+
+  // Records the client's notes with the true time, for stories and assertions.
+  void attach_notes(LockClient& lock, const std::string& who) {
+    lock.set_note_sink([this, who](std::string text) {
+      notes.push_back(std::to_string(now_ms()) + " " + who + ": " + text);
+    });
+  }
+
+  // Cuts the client off from the listed nodes (both ways) from now on.
+  void partition(std::size_t client_index, const std::vector<std::size_t>& node_indexes) {
+    PartitionRule rule;
+    rule.side_a = {clients.at(client_index)->id()};
+    for (std::size_t i : node_indexes)
+      rule.side_b.push_back(node_id(i));
+    rule.start = simulator.now();
+    simulator.network().add_partition(rule);
+  }
+
+  // Runs `body` as a root task of client `i`, then the simulation until idle or `until`.
+  void run(std::size_t i, Task<void> body, Instant until = Instant::max()) {
+    client(i).spawn(std::move(body));
+    simulator.run(until);
+  }
+
+  // Counts nodes holding `key` with `value` now.
+  uint32_t nodes_holding(const std::string& key, const std::string& value) {
+    uint32_t n = 0;
+    for (FakeRedis* node : nodes)
+      n += node->has(key) && node->get(key) == value ? 1 : 0;
+    return n;
+  }
+};
+
+}  // namespace redlock_sim::testing
