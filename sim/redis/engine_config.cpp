@@ -26,7 +26,7 @@ constexpr int64_t int_max = std::numeric_limits<int32_t>::max();
 // Sorted by name: the order of pattern matches in CONFIG GET.
 const Parameter parameters[] = {
     {"active-expire-effort", ParameterKind::integer, 1, 10, nullptr},
-    {"appendfsync", ParameterKind::enumeration, 0, 0, "always, everysec, no"},
+    {"appendfsync", ParameterKind::enumeration, 0, 0, "everysec, always, no"},
     {"appendonly", ParameterKind::boolean, 0, 0, nullptr},
     {"hz", ParameterKind::integer, 0, int_max, nullptr},
     {"lazyfree-lazy-expire", ParameterKind::boolean, 0, 0, nullptr},
