@@ -12,7 +12,7 @@
 namespace redlock_sim {
 namespace {
 
-using testing::FakeRedis;
+using testing::FakeRedis;  // the logging RedisNode of lock_world.hpp
 using testing::LockWorld;
 
 Instant mono_ms(int64_t ms) {
@@ -26,13 +26,15 @@ TEST(RedlockFamily, AcquiresOnAllNodesWithCatalogueValidity) {
   LockWorld world(1);
   RedlockClient lock(world.client(), zoo::redlock_reference());
   Grant grant;
-  world.run(0, [&]() -> Task<void> { grant = co_await lock.acquire("k"); }());
+  // The nodes' active-expiry timers keep a run busy until keys expire: stop at 50 ms.
+  world.run(
+      0, [&]() -> Task<void> { grant = co_await lock.acquire("k"); }(), mono_ms(50));
   ASSERT_TRUE(grant.acquired);
   EXPECT_EQ(grant.nodes_locked, 5u);
   EXPECT_EQ(grant.attempts, 1u);
   EXPECT_EQ(grant.lease->deadline, (Deadline{ClockKind::monotonic, mono_ms(9'898)}));
   EXPECT_EQ(world.nodes_holding("k", grant.lease->value), 5u);
-  // Set at 1 ms; the run went on to 50 ms, where the cancelled timeouts would have fired.
+  // Set at 1 ms, read at 50 ms.
   EXPECT_EQ(world.nodes[0]->pttl("k"), 10'001 - 50);
 }
 
@@ -164,11 +166,14 @@ TEST(RedlockFamily, ReleaseDeletesOnlyOurKeys) {
   world.partition(0, {4});
   RedlockClient lock(world.client(), zoo::redlock_reference());
   ReleaseResult released;
-  world.run(0, [&]() -> Task<void> {
-    Grant grant = co_await lock.acquire("k");
-    world.nodes[4]->set_raw("k", "other", 60'000);
-    released = co_await lock.release(grant.lease);
-  }());
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        Grant grant = co_await lock.acquire("k");
+        world.nodes[4]->set_raw("k", "other", 60'000);
+        released = co_await lock.release(grant.lease);
+      }(),
+      mono_ms(1'000));
   EXPECT_TRUE(released.released);
   EXPECT_EQ(released.nodes, 4u);
   EXPECT_EQ(world.nodes[4]->get("k"), "other");
@@ -202,10 +207,13 @@ TEST(RedlockFamily, ReturnAtQuorumDoesNotWaitForSlowNodes) {
   RedlockClient lock(world.client(), options);
   Instant done;
   Grant grant;
-  world.run(0, [&]() -> Task<void> {
-    grant = co_await lock.acquire("k");
-    done = world.simulator.now();
-  }());
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        grant = co_await lock.acquire("k");
+        done = world.simulator.now();
+      }(),
+      mono_ms(100));
   EXPECT_TRUE(grant.acquired);
   EXPECT_EQ(done, mono_ms(2));
   EXPECT_EQ(world.nodes_holding("k", grant.lease->value), 5u);
@@ -274,12 +282,15 @@ TEST(SingleInstanceFamily, ReleaseAfterExpiryLeavesTheNewHolder) {
   LockWorld world(1, 1);
   SingleInstanceClient lock(world.client(), zoo::single_instance_reference());
   ReleaseResult released;
-  world.run(0, [&]() -> Task<void> {
-    Grant grant = co_await lock.acquire("k");
-    co_await world.client().sleep(Duration::from_ms(11'000));
-    world.nodes[0]->set_raw("k", "other", 10'000);
-    released = co_await lock.release(grant.lease);
-  }());
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        Grant grant = co_await lock.acquire("k");
+        co_await world.client().sleep(Duration::from_ms(11'000));
+        world.nodes[0]->set_raw("k", "other", 10'000);
+        released = co_await lock.release(grant.lease);
+      }(),
+      mono_ms(12'000));
   EXPECT_FALSE(released.released);
   EXPECT_EQ(world.nodes[0]->get("k"), "other");
 }

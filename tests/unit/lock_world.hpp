@@ -1,5 +1,6 @@
-// A small simulated world for the lock-client tests: N fake Redis nodes (ports 0..N-1), an
-// optional external counter service (port node N), and client processes that run lock code.
+// A small simulated world for the lock-client tests: N simulated Redis 7.0 nodes (sim/redis's
+// RedisNode, port nodes 0..N-1), the external counter service (port node N), and client
+// processes that run lock code.
 #pragma once
 
 #include <functional>
@@ -9,10 +10,49 @@
 
 #include "lock_impls/lock.hpp"
 #include "sim/kernel/task_process.hpp"
+#include "sim/redis/node.hpp"
 #include "sim/resource/resource.hpp"
-#include "tests/unit/lock_fake_redis.hpp"
 
 namespace redlock_sim::testing {
+
+// A RedisNode that logs the commands it serves and answers WAIT with a scripted number of
+// replica acknowledgements (replication is not part of these tests), plus test accessors.
+class TestRedisNode : public RedisNode {
+ public:
+  TestRedisNode(Simulator& simulator, ProcessId id, std::string name)
+      : RedisNode(simulator, id, std::move(name)) {}
+
+  int64_t wait_acks = 0;
+  uint64_t commands_seen = 0;
+  std::vector<Command> log;
+
+  bool has(const std::string& key) { return execute(make_command("EXISTS", key)).integer == 1; }
+  std::string get(const std::string& key) { return execute(make_command("GET", key)).text; }
+  int64_t pttl(const std::string& key) { return execute(make_command("PTTL", key)).integer; }
+  void flush() {
+    execute(make_command("FLUSHALL"));
+    execute(make_command("SCRIPT", "FLUSH"));
+  }
+  void set_raw(const std::string& key, const std::string& value, int64_t ttl_ms) {
+    if (ttl_ms < 0) {
+      execute(make_command("SET", key, value));
+    } else {
+      execute(make_command("SET", key, value, "PX", std::to_string(ttl_ms)));
+    }
+  }
+
+ protected:
+  Reply handle(const Message& request) override {
+    ++commands_seen;
+    log.push_back(request.command);
+    if (!request.command.empty() &&
+        (request.command[0] == "WAIT" || request.command[0] == "wait")) {
+      return Reply::integer_reply(wait_acks);
+    }
+    return RedisNode::handle(request);
+  }
+};
+using FakeRedis = TestRedisNode;
 
 struct LockWorld {
   Simulator simulator;

@@ -1,0 +1,127 @@
+// The real backend of the port: the same lock coroutines, run against real redis-server
+// processes over hiredis, with real clocks and sleeps.
+//
+// Shape: one connection per node, each owned by its own thread that executes requests in order
+// (like one TCP connection per node in the simulator, FIFO); the coroutines themselves run on
+// the thread that calls run(), which is the only thread that resumes them. A fan-out hands every
+// request to its node's thread at once, so requests to different nodes really run in parallel.
+// A request's timeout is kept by the driver on the monotonic clock: when it passes, the request
+// reads `unknown` and the node thread still sends (or finishes) it, as a real client's late
+// request would still execute. A node that cannot be connected to gives `refused`.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lock_impls/port/port.hpp"
+
+namespace redlock_sim::real {
+
+struct Endpoint {
+  std::string host = "127.0.0.1";
+  int port = 6379;
+};
+
+struct RealPortOptions {
+  Duration connect_timeout = Duration::from_ms(500);
+  // The socket timeout of a node thread's connection; a request outliving it breaks the
+  // connection (reconnected for the next request). Per-request timeouts are separate and shorter.
+  Duration socket_timeout = Duration::from_s(30);
+};
+
+class RealPort : public Port {
+ public:
+  explicit RealPort(std::vector<Endpoint> endpoints, RealPortOptions options = {});
+  ~RealPort() override;
+  RealPort(const RealPort&) = delete;
+  RealPort& operator=(const RealPort&) = delete;
+
+  Instant wall_now() override;
+  Instant monotonic_now() override;
+  void random_bytes(std::span<uint8_t> out) override;
+
+  // Adds a root coroutine (a watchdog, a second client) that runs alongside the next run().
+  void spawn(Task<void> task);
+
+  // Runs `task` (and the spawned ones) on this thread until `task` finishes; returns its value.
+  // Spawned tasks still suspended then are kept for the next run() (or destroyed with the port).
+  template <typename T>
+  T run(Task<T> task) {
+    std::optional<T> result;
+    auto wrapper = [](Task<T> inner, std::optional<T>& out) -> Task<void> {
+      out.emplace(co_await std::move(inner));
+    };
+    Task<void> root = wrapper(std::move(task), result);
+    drive(root);
+    return std::move(*result);
+  }
+  void run(Task<void> task) { drive(task); }
+
+ protected:
+  void start_sleep(Duration duration, std::coroutine_handle<> waiter) override;
+  void start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOptions& options,
+                     std::vector<Outcome>* results, std::coroutine_handle<> waiter) override;
+
+ private:
+  class NodeThread;
+  struct Completion {
+    uint64_t request = 0;
+    Outcome outcome;
+  };
+  struct Pending {
+    uint64_t group = 0;
+    uint32_t index = 0;
+  };
+  struct Group {
+    std::vector<Outcome> results;
+    std::vector<Outcome>* destination = nullptr;
+    std::coroutine_handle<> waiter;
+    FanOutOptions options;
+    uint32_t outstanding = 0;
+    uint32_t successes = 0;
+    uint32_t failures = 0;
+    bool resumed = false;
+  };
+  struct Timer {
+    std::coroutine_handle<> sleeper;  // a sleep, or
+    uint64_t request = 0;             // a request timeout
+  };
+
+  void drive(Task<void>& root);
+  void post(Completion completion);  // from node threads
+  void complete(uint64_t request, Outcome outcome);
+  bool satisfied(const Group& group) const;
+  void fire_due_timers();
+  void sweep_spawned();
+
+  std::vector<Endpoint> endpoints_;
+  RealPortOptions options_;
+  std::vector<std::unique_ptr<NodeThread>> nodes_;
+  std::mt19937_64 random_;
+
+  // Driver-thread state.
+  std::multimap<int64_t, Timer> timers_;  // monotonic ns -> timer
+  std::map<uint64_t, Pending> pending_;
+  std::map<uint64_t, Group> groups_;
+  uint64_t next_request_ = 1;
+  uint64_t next_group_ = 1;
+  std::vector<Task<void>> spawned_;
+
+  // Completions posted by node threads.
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Completion> completions_;
+};
+
+// Converts a hiredis reply tree to the port's Reply (exposed for tests).
+struct RedisReplyView;
+
+}  // namespace redlock_sim::real
