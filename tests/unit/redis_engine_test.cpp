@@ -1,0 +1,316 @@
+// Unit tests of the Redis engine's semantics (redis_lock_semantics.md section 6 items 1, 2, 3,
+// 4 (replica read side), 7 and 14), its propagation rewrites, snapshots, the node and the CLI's
+// `.clock-step`.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "sim/kernel/simulator.hpp"
+#include "sim/redis/cli_text.hpp"
+#include "sim/redis/engine.hpp"
+#include "sim/redis/node.hpp"
+#include "sim/redis/sha1.hpp"
+
+namespace redlock_sim {
+namespace {
+
+constexpr int64_t base_ms = 1'767'225'600'000;
+
+struct Harness {
+  RedisEngine engine;
+  std::vector<Propagated> propagated;
+  explicit Harness(EngineOptions options = {}) : engine(std::move(options)) {}
+  Reply run(int64_t now_ms, const Command& command, bool from_master = false) {
+    return engine.execute(command, ExecutionContext{Instant::from_ms(now_ms), from_master},
+                          propagated);
+  }
+};
+
+const char* release_script =
+    "if redis.call('get',KEYS[1]) == ARGV[1] then return redis.call('del',KEYS[1]) else return 0 "
+    "end";
+
+// Proves item 1: a key with when = W is readable at clock W and gone at W + 1.
+TEST(RedisEngine, KeyReadableAtExpiryInstantAndGoneOneMillisecondLater) {
+  Harness h;
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "k", "v", "PX", "100")).is_ok());
+  EXPECT_EQ(h.run(base_ms + 100, make_command("GET", "k")), Reply::bulk("v"));
+  EXPECT_TRUE(h.run(base_ms + 101, make_command("GET", "k")).is_nil());
+}
+
+// Proves item 2: SET NX succeeds on a logically-expired key not yet physically deleted.
+TEST(RedisEngine, SetNxSucceedsOnLogicallyExpiredKey) {
+  Harness h;
+  h.run(base_ms, make_command("SET", "k", "a", "PX", "10"));
+  ASSERT_NE(h.engine.peek("k"), nullptr);  // still physically present
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("SET", "k", "b", "NX", "PX", "10")).is_ok());
+  EXPECT_EQ(h.run(base_ms + 11, make_command("GET", "k")), Reply::bulk("b"));
+}
+
+// Proves item 3: active expiry and passive access give the same observable lock behaviour.
+TEST(RedisEngine, ActiveAndPassiveExpiryLookTheSame) {
+  Harness passive;
+  Harness active;
+  for (Harness* h : {&passive, &active})
+    h->run(base_ms, make_command("SET", "l", "a", "PX", "5"));
+  Rng rng(7);
+  active.engine.active_expire_cycle(ExecutionContext{Instant::from_ms(base_ms + 6)}, rng,
+                                    active.propagated);
+  EXPECT_EQ(active.engine.peek("l"), nullptr);
+  EXPECT_NE(passive.engine.peek("l"), nullptr);
+  for (Harness* h : {&passive, &active}) {
+    EXPECT_TRUE(h->run(base_ms + 6, make_command("SET", "l", "b", "NX", "PX", "5")).is_ok());
+    EXPECT_EQ(h->propagated.back().command,
+              make_command("SET", "l", "b", "PXAT", std::to_string(base_ms + 11)));
+  }
+  // Both emitted exactly one DEL for the expiry.
+  for (Harness* h : {&passive, &active}) {
+    EXPECT_EQ(h->propagated[1].command, make_command("DEL", "l"));
+  }
+}
+
+// Proves the active cycle deletes nothing that is live and is reproducible from its seed.
+TEST(RedisEngine, ActiveExpireCycleIsDeterministic) {
+  const auto survivors = [](uint64_t seed) {
+    Harness h;
+    for (int i = 0; i < 200; ++i) {
+      const std::string ttl = std::to_string(i % 2 == 0 ? 5 : 100000);
+      h.run(base_ms, make_command("SET", "k" + std::to_string(i), "v", "PX", ttl));
+    }
+    Rng rng(seed);
+    h.engine.active_expire_cycle(ExecutionContext{Instant::from_ms(base_ms + 10)}, rng,
+                                 h.propagated);
+    return h.engine.snapshot();
+  };
+  const auto first = survivors(3);
+  EXPECT_EQ(first, survivors(3));
+  EXPECT_GE(first.size(), 100u);
+}
+
+// Proves item 4 (read side): a replica keeps an expired key but its reads say it is missing,
+// and it deletes it only when the master's DEL arrives.
+TEST(RedisEngine, ReplicaReadsExpiredKeyAsMissingButKeepsIt) {
+  Harness replica(EngineOptions{.replica = true});
+  replica.run(base_ms, make_command("SET", "k", "v", "PXAT", std::to_string(base_ms + 10)), true);
+  EXPECT_EQ(replica.run(base_ms + 10, make_command("GET", "k")), Reply::bulk("v"));
+  EXPECT_TRUE(replica.run(base_ms + 11, make_command("GET", "k")).is_nil());
+  EXPECT_TRUE(replica.run(base_ms + 11, make_command("EXISTS", "k")).is_integer(0));
+  Rng rng(1);
+  replica.propagated.clear();
+  replica.engine.active_expire_cycle(ExecutionContext{Instant::from_ms(base_ms + 50)}, rng,
+                                     replica.propagated);
+  EXPECT_NE(replica.engine.peek("k"), nullptr);
+  EXPECT_TRUE(replica.propagated.empty());
+  EXPECT_TRUE(replica.run(base_ms + 50, make_command("DEL", "k"), true).is_integer(1));
+  EXPECT_EQ(replica.engine.peek("k"), nullptr);
+  EXPECT_EQ(replica.run(base_ms, make_command("SET", "x", "1")).text,
+            "READONLY You can't write against a read only replica.");
+}
+
+// Proves item 7: time is frozen inside a script, so compare-and-delete is atomic with expiry.
+TEST(RedisEngine, TimeIsFrozenInsideAScript) {
+  Harness h;
+  h.run(base_ms, make_command("SET", "lock", "me", "PX", "100"));
+  // At exactly `when` the key is live for the whole script: GET sees it and DEL deletes it.
+  EXPECT_TRUE(
+      h.run(base_ms + 100, make_command("EVAL", release_script, "1", "lock", "me")).is_integer(1));
+  h.run(base_ms, make_command("SET", "lock", "me", "PX", "100"));
+  EXPECT_TRUE(
+      h.run(base_ms + 101, make_command("EVAL", release_script, "1", "lock", "me")).is_integer(0));
+  const Reply times = h.run(base_ms, make_command("EVAL",
+                                                  "local a = redis.call('TIME') "
+                                                  "local b = redis.call('TIME') "
+                                                  "return a[2] == b[2] and a[1] == b[1]",
+                                                  "0"));
+  EXPECT_TRUE(times.is_integer(1));
+}
+
+// Proves item 14: EXPIRE with a non-positive TTL deletes the key and propagates DEL.
+TEST(RedisEngine, NonPositiveExpireDeletesTheKey) {
+  Harness h;
+  for (const char* ttl : {"0", "-5"}) {
+    h.run(base_ms, make_command("SET", "k", "v"));
+    h.propagated.clear();
+    EXPECT_TRUE(h.run(base_ms, make_command("EXPIRE", "k", ttl)).is_integer(1));
+    EXPECT_EQ(h.engine.peek("k"), nullptr);
+    ASSERT_EQ(h.propagated.size(), 1u);
+    EXPECT_EQ(h.propagated[0].command, make_command("DEL", "k"));
+  }
+}
+
+// Proves writes propagate as Redis 7.0 rewrites them (absolute TTLs, DEL, PERSIST, MULTI/EXEC).
+TEST(RedisEngine, PropagationRewritesLikeRedis70) {
+  Harness h;
+  const std::string when = std::to_string(base_ms + 5000);
+  h.run(base_ms, make_command("SET", "a", "v", "NX", "EX", "5"));
+  h.run(base_ms, make_command("PEXPIRE", "a", "5000", "XX"));
+  h.run(base_ms, make_command("GETEX", "a", "PERSIST"));
+  h.run(base_ms, make_command("SET", "a", "w", "GET"));
+  h.run(base_ms, make_command("GETDEL", "a"));
+  h.run(base_ms, make_command("EVAL",
+                              "redis.call('set', KEYS[1], 'x', 'px', 5000) "
+                              "redis.call('incr', KEYS[2]) return 1",
+                              "2", "s", "n"));
+  const std::vector<Command> expected = {make_command("SET", "a", "v", "PXAT", when),
+                                         make_command("PEXPIREAT", "a", when, "XX"),
+                                         make_command("PERSIST", "a"),
+                                         make_command("SET", "a", "w"),
+                                         make_command("DEL", "a"),
+                                         make_command("MULTI"),
+                                         make_command("SET", "s", "x", "PXAT", when),
+                                         make_command("incr", "n"),
+                                         make_command("EXEC")};
+  ASSERT_EQ(h.propagated.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    EXPECT_EQ(h.propagated[i].command, expected[i]);
+}
+
+// Proves version 6.2 sends relative TTLs to replicas and absolute ones to the AOF.
+TEST(RedisEngine, Version62PropagatesRelativeTtlToReplicas) {
+  Harness h(EngineOptions{.version = "6.2"});
+  h.run(base_ms, make_command("SET", "a", "v", "PX", "100"));
+  ASSERT_EQ(h.propagated.size(), 2u);
+  EXPECT_EQ(h.propagated[0].command, make_command("SET", "a", "v", "PX", "100"));
+  EXPECT_EQ(h.propagated[0].target, PropagationTarget::replicas);
+  EXPECT_EQ(h.propagated[1].command,
+            make_command("SET", "a", "v", "PXAT", std::to_string(base_ms + 100)));
+  EXPECT_EQ(h.propagated[1].target, PropagationTarget::aof);
+}
+
+// Proves a snapshot restored on a master skips expired keys and keeps them on a replica.
+TEST(RedisEngine, RestoreSkipsExpiredKeysOnlyWhenAsked) {
+  Harness h;
+  h.run(base_ms, make_command("SET", "short", "v", "PX", "10"));
+  h.run(base_ms, make_command("SET", "long", "v", "PX", "100000"));
+  h.run(base_ms, make_command("HSET", "h", "f", "1"));
+  const auto snapshot = h.engine.snapshot();
+  ASSERT_EQ(snapshot.size(), 3u);
+  EXPECT_EQ(snapshot[0].key, "h");
+  RedisEngine master;
+  master.restore(snapshot, Instant::from_ms(base_ms + 20), true);
+  EXPECT_EQ(master.key_count(), 2u);
+  RedisEngine replica(EngineOptions{.replica = true});
+  replica.restore(snapshot, Instant::from_ms(base_ms + 20), false);
+  EXPECT_EQ(replica.key_count(), 3u);
+  EXPECT_EQ(replica.keys_with_expiry(), 2u);
+}
+
+// Proves the SHA-1 and the script cache: EVALSHA after EVAL, NOSCRIPT after SCRIPT FLUSH.
+TEST(RedisEngine, ScriptCacheBySha1) {
+  EXPECT_EQ(sha1_hex(""), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+  EXPECT_EQ(sha1_hex(std::string(1000, 'a')), "291e9a6c66994949b57ba5e650361e98fc36b1ba");
+  Harness h;
+  const std::string sha = sha1_hex("return 42");
+  EXPECT_EQ(h.run(base_ms, make_command("SCRIPT", "LOAD", "return 42")), Reply::bulk(sha));
+  EXPECT_TRUE(h.run(base_ms, make_command("EVALSHA", sha, "0")).is_integer(42));
+  h.run(base_ms, make_command("SCRIPT", "FLUSH"));
+  EXPECT_EQ(h.run(base_ms, make_command("EVALSHA", sha, "0")).text,
+            "NOSCRIPT No matching script. Please use EVAL.");
+}
+
+// Proves INFO replication and ROLE describe a standalone master or a replica.
+TEST(RedisEngine, RoleAndInfoReplication) {
+  Harness master;
+  EXPECT_EQ(master.run(base_ms, make_command("ROLE")).elements[0], Reply::bulk("master"));
+  EXPECT_NE(master.run(base_ms, make_command("INFO", "replication")).text.find("role:master"),
+            std::string::npos);
+  Harness replica(EngineOptions{.replica = true});
+  EXPECT_EQ(replica.run(base_ms, make_command("ROLE")).elements[0], Reply::bulk("slave"));
+  EXPECT_TRUE(replica.run(base_ms, make_command("WAIT", "0", "0")).is_error());
+}
+
+// Proves a RedisNode runs commands on its own wall clock: a clock step expires a lock early.
+TEST(RedisNode, WallClockStepExpiresKeys) {
+  Simulator simulator(1);
+  RedisNode& node = simulator.add_process<RedisNode>("n1");
+  std::vector<Command> sunk;
+  node.set_propagation_sink([&](RedisNode&, std::vector<Propagated>& effects) {
+    for (const auto& effect : effects)
+      sunk.push_back(effect.command);
+  });
+  EXPECT_TRUE(node.execute(make_command("SET", "lock", "a", "NX", "PX", "10000")).is_ok());
+  simulator.step_wall_clock(node.id(), Duration::from_ms(10001));
+  EXPECT_TRUE(node.execute(make_command("SET", "lock", "b", "NX", "PX", "10000")).is_ok());
+  ASSERT_EQ(sunk.size(), 3u);
+  EXPECT_EQ(sunk[1], make_command("DEL", "lock"));
+  // The active-expire timer runs while volatile keys exist, then the world goes idle.
+  simulator.run(simulator.now() + Duration::from_s(11));
+  EXPECT_EQ(node.engine().key_count(), 0u);
+  EXPECT_EQ(simulator.run().stop, RunStop::idle);
+}
+
+// Proves a crash without persistence empties the node, scripts included.
+TEST(RedisNode, CrashLosesKeysAndScripts) {
+  Simulator simulator(1);
+  RedisNode& node = simulator.add_process<RedisNode>("n1");
+  node.execute(make_command("SET", "k", "v"));
+  node.execute(make_command("SCRIPT", "LOAD", "return 1"));
+  simulator.crash(node.id());
+  simulator.restart(node.id());
+  EXPECT_TRUE(node.execute(make_command("GET", "k")).is_nil());
+  EXPECT_TRUE(node.execute(make_command("EVALSHA", sha1_hex("return 1"), "0")).is_error());
+}
+
+std::string run_cli(const std::string& input) {
+  const std::string path = ::testing::TempDir() + "/redis_cli_input.txt";
+  FILE* file = std::fopen(path.c_str(), "w");
+  std::fputs(input.c_str(), file);
+  std::fclose(file);
+  std::string output;
+  FILE* pipe =
+      popen((std::string(REDLOCK_BINARY_DIR) + "/redlock-sim redis < " + path).c_str(), "r");
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
+    output.append(buffer, n);
+  pclose(pipe);
+  return output;
+}
+
+// Proves `.clock-step` moves the node's wall clock both ways, and `.advance` moves time.
+TEST(RedisCli, ClockStepAndAdvance) {
+  const std::string output = run_cli(
+      "set k v PX 1000\n.clock-step 999\npttl k\n.clock-step 2\nget k\n"
+      "set j v PX 1000\n.clock-step -5000\npttl j\n.advance 2000\npttl j\n"
+      "time\n# a comment\n\nset t v EXAT 1767225601\n.clock-step 5000\nttl t\n");
+  EXPECT_EQ(output,
+            "OK\n(integer) 1\n(nil)\nOK\n(integer) 6000\n(integer) 4000\n"
+            "1) \"1767225598\"\n2) \"1000\"\nOK\n(integer) -2\n");
+}
+
+// Proves the CLI's epoch flag and its bad-flag exit code.
+TEST(RedisCli, EpochFlagAndBadFlags) {
+  const std::string path = ::testing::TempDir() + "/empty.txt";
+  FILE* file = std::fopen(path.c_str(), "w");
+  std::fputs("time\n", file);
+  std::fclose(file);
+  const std::string binary = std::string(REDLOCK_BINARY_DIR) + "/redlock-sim redis";
+  FILE* pipe = popen((binary + " --epoch-ms 1000500 < " + path).c_str(), "r");
+  char buffer[256] = {};
+  const std::size_t n = std::fread(buffer, 1, sizeof buffer - 1, pipe);
+  pclose(pipe);
+  EXPECT_EQ(std::string(buffer, n), "1) \"1000\"\n2) \"500000\"\n");
+  const int status = std::system((binary + " --nonsense < " + path + " 2>/dev/null").c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
+// Proves redis-cli's argument splitting and reply formatting rules.
+TEST(RedisCliText, SplitAndFormat) {
+  const auto args = cli_text::split_arguments(R"(set "a b\x41\n" 'it\'s' x)");
+  ASSERT_TRUE(args.has_value());
+  EXPECT_EQ(*args, (std::vector<std::string>{"set", "a bA\n", "it's", "x"}));
+  EXPECT_FALSE(cli_text::split_arguments("\"open").has_value());
+  EXPECT_FALSE(cli_text::split_arguments("\"a\"b").has_value());
+  std::vector<Reply> items;
+  for (int i = 0; i < 10; ++i)
+    items.push_back(Reply::integer_reply(i));
+  items.push_back(Reply::array({Reply::bulk("x"), Reply::array({})}));
+  EXPECT_EQ(cli_text::format_reply(Reply::array(items)).substr(0, 14), " 1) (integer) ");
+  EXPECT_NE(cli_text::format_reply(Reply::array(items)).find("11) 1) \"x\"\n    2) (empty array)"),
+            std::string::npos);
+  EXPECT_EQ(cli_text::quote("\x01\"\\"), "\"\\x01\\\"\\\\\"");
+}
+
+}  // namespace
+}  // namespace redlock_sim
