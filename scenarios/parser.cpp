@@ -395,11 +395,11 @@ ResourceSpec read_resource(const json& value, const std::string& path, const std
       "token_source", {"none", "oracle", "lock"},
       spec.fencing == FencingMode::none || spec.fencing == FencingMode::compare_and_set ? "none"
                                                                                         : "oracle");
-  spec.token_source = source == "oracle" ? TokenSource::oracle
-                      : source == "lock" ? TokenSource::lock
-                                         : TokenSource::none;
+  spec.token_source = source == "oracle" ? FencingTokenSource::oracle
+                      : source == "lock" ? FencingTokenSource::lock
+                                         : FencingTokenSource::none;
   if ((spec.fencing == FencingMode::fence_writes || spec.fencing == FencingMode::fence_all) &&
-      spec.token_source == TokenSource::none) {
+      spec.token_source == FencingTokenSource::none) {
     r.fail(r.at("token_source"), "fencing needs a token source: \"oracle\" or \"lock\"");
   }
   spec.token_start = r.integer("token_start", 0, time_ms_max, 32);

@@ -105,7 +105,7 @@ struct ClientSpec {
   std::optional<WorkloadSpec> workload;
 };
 
-enum class TokenSource : uint8_t {
+enum class FencingTokenSource : uint8_t {
   none,
   oracle,  // an external linearizable oracle hands out token_start+1, +2, ... at each grant
   lock,    // the lock's own fencing token (fenced locks)
@@ -115,7 +115,7 @@ struct ResourceSpec {
   bool enabled = false;
   std::string name = "register";
   FencingMode fencing = FencingMode::none;
-  TokenSource token_source = TokenSource::none;
+  FencingTokenSource token_source = FencingTokenSource::none;
   int64_t token_start = 32;  // so the first grant gets 33, as in Kleppmann's example
   bool reject_equal_token = false;
 };

@@ -64,7 +64,7 @@ TEST(ScenarioParser, ReadsACompleteScenario) {
   EXPECT_EQ(s.clients[0].steps[3].at_ms, 500);
   EXPECT_EQ(s.clients[1].workload->iterations_max, 3u);
   EXPECT_EQ(s.resource.fencing, FencingMode::fence_all);
-  EXPECT_EQ(s.resource.token_source, TokenSource::oracle);
+  EXPECT_EQ(s.resource.token_source, FencingTokenSource::oracle);
   EXPECT_EQ(s.faults.size(), 5u);
   EXPECT_EQ(s.faults[3].duration_ms, 500);
   EXPECT_EQ(s.expect.overlap, (std::pair<int64_t, int64_t>{2050, 9898}));

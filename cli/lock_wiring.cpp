@@ -1,0 +1,65 @@
+#include "cli/lock_wiring.hpp"
+
+#include "lock_impls/registry.hpp"
+
+namespace redlock_sim::cli {
+
+namespace {
+
+// A port that goes nowhere: constructing a client against it validates its parameters.
+class NullPort : public Port {
+ public:
+  Instant wall_now() override { return Instant::zero(); }
+  Instant monotonic_now() override { return Instant::zero(); }
+  void random_bytes(std::span<uint8_t> out) override {
+    for (uint8_t& b : out)
+      b = 0;
+  }
+
+ protected:
+  void start_sleep(Duration, std::coroutine_handle<>) override {}
+  void start_fan_out(std::vector<NodeRequest>&&, const FanOutOptions&, std::vector<Outcome>*,
+                     std::coroutine_handle<>) override {}
+};
+
+// The scenario lists the nodes; unless told otherwise the lock uses all of them.
+LockParams params_for(const ClientSpec& client, const LockEntry& entry) {
+  LockParams params(client.params.begin(), client.params.end());
+  for (const LockOverride& o : entry.overrides) {
+    if (o.key == "nodes" && params.count("nodes") == 0) {
+      params["nodes"] = std::to_string(client.nodes.size());
+    }
+  }
+  return params;
+}
+
+}  // namespace
+
+ProfileCheck registry_profile_check() {
+  return [](const ClientSpec& client) -> std::optional<std::string> {
+    const LockEntry* entry = find_lock_entry(client.profile);
+    if (entry == nullptr) {
+      return "unknown profile \"" + client.profile + "\" ('redlock-sim list' shows them)";
+    }
+    NullPort port;
+    MadeLock made = make_lock(client.profile, port, params_for(client, *entry));
+    if (!made.client) return "profile \"" + client.profile + "\": " + made.error;
+    return std::nullopt;
+  };
+}
+
+LockFactory registry_lock_factory() {
+  return
+      [](const ClientSpec& client, Port& port, std::string& error) -> std::unique_ptr<LockClient> {
+        const LockEntry* entry = find_lock_entry(client.profile);
+        if (entry == nullptr) {
+          error = "unknown profile " + client.profile;
+          return nullptr;
+        }
+        MadeLock made = make_lock(client.profile, port, params_for(client, *entry));
+        error = made.error;
+        return std::move(made.client);
+      };
+}
+
+}  // namespace redlock_sim::cli

@@ -1,0 +1,89 @@
+// `redlock-sim run FILE`: runs one scenario, prints the verdicts and the story of a violation.
+// Exit 0 when every expectation in the file is met (or, with none, every checker holds), 1
+// otherwise, 2 on bad input (nothing is run).
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "cli/command.hpp"
+#include "cli/lock_wiring.hpp"
+#include "reports/result_json.hpp"
+#include "reports/text_report.hpp"
+
+namespace redlock_sim::cli {
+namespace {
+
+namespace po = boost::program_options;
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+int run_run(const std::vector<std::string>& arguments) {
+  po::options_description options("redlock-sim run FILE [options]");
+  options.add_options()("help,h", "show this help")("seed", po::value<uint64_t>(),
+                                                    "root seed (default: the scenario's)")(
+      "json", po::value<std::string>(), "write the JSON result to PATH ('-': standard output)")(
+      "timeline", "print the whole run as a text timeline in true time");
+  po::options_description hidden;
+  hidden.add_options()("file", po::value<std::string>());
+  po::options_description all;
+  all.add(options).add(hidden);
+  po::positional_options_description positional;
+  positional.add("file", 1);
+  po::variables_map values;
+  try {
+    po::store(po::command_line_parser(arguments).options(all).positional(positional).run(), values);
+    po::notify(values);
+  } catch (const po::error& error) {
+    return bad_input(std::string("run: ") + error.what());
+  }
+  if (values.count("help")) {
+    std::cout << "Runs one scenario file and checks mutual exclusion, resource safety and\n"
+                 "liveness. Exit 0: expectations met; 1: not met; 2: bad input.\n\n"
+              << options << "\n";
+    return exit_ok;
+  }
+  if (!values.count("file")) return bad_input("run: missing the scenario FILE");
+  const std::string file = values["file"].as<std::string>();
+  Scenario scenario;
+  try {
+    scenario = parse_scenario_file(file, registry_profile_check());
+  } catch (const ScenarioError& error) {
+    std::fprintf(stderr, "redlock-sim: %s\n", error.what());
+    return exit_bad_input;
+  }
+  RunOptions run_options;
+  if (values.count("seed")) run_options.seed = values["seed"].as<uint64_t>();
+  const ScenarioResult result = run_scenario(scenario, registry_lock_factory(), run_options);
+
+  const bool json_to_stdout = values.count("json") && values["json"].as<std::string>() == "-";
+  if (values.count("json")) {
+    const std::string text = result_json_text(result);
+    if (json_to_stdout) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    } else if (!write_file(values["json"].as<std::string>(), text)) {
+      std::fprintf(stderr, "redlock-sim: cannot write %s\n",
+                   values["json"].as<std::string>().c_str());
+      return exit_bad_input;
+    }
+  }
+  // With the JSON on standard output, the people's report goes to standard error.
+  std::FILE* people = json_to_stdout ? stderr : stdout;
+  const std::string command = "redlock-sim run " + file + " --seed " + std::to_string(result.seed);
+  const std::string summary = summary_text(result, scenario.description, command);
+  std::fwrite(summary.data(), 1, summary.size(), people);
+  if (values.count("timeline")) {
+    const std::string timeline = "\n" + timeline_text(result);
+    std::fwrite(timeline.data(), 1, timeline.size(), people);
+  }
+  return result.expectations_met ? exit_ok : exit_failed;
+}
+
+const Registrar registrar({"run", "run one scenario file: verdicts, the story, JSON", &run_run});
+
+}  // namespace
+}  // namespace redlock_sim::cli

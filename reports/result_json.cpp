@@ -1,0 +1,43 @@
+#include "reports/result_json.hpp"
+
+namespace redlock_sim {
+
+nlohmann::json result_json(const ScenarioResult& result) {
+  using nlohmann::json;
+  json violations = json::array();
+  for (const Violation& v : result.violations) {
+    json clients = json::array();
+    for (ProcessId id : v.clients)
+      clients.push_back(result.processes.at(id).name);
+    json entry = {{"checker", v.checker},
+                  {"kind", v.kind},
+                  {"clients", clients},
+                  {"grants", v.grants},
+                  {"description", v.description}};
+    if (v.kind != "lost_update") {
+      entry["start_ms"] = v.start.ms_floor();
+      entry["end_ms"] = v.end.ms_floor();
+      entry["length_ms"] = (v.end - v.start).ms_floor();
+    }
+    violations.push_back(std::move(entry));
+  }
+  return json{{"scenario", result.scenario},
+              {"seed", result.seed},
+              {"verdicts",
+               {{"mutual_exclusion", verdict_name(result.mutual_exclusion)},
+                {"resource_safety", verdict_name(result.resource_safety)},
+                {"liveness", verdict_name(result.liveness)}}},
+              {"violations", violations},
+              {"expectations_met", result.expectations_met},
+              {"trace_digest", result.trace_digest},
+              {"stats",
+               {{"events", result.stats.events},
+                {"simulated_ms", result.stats.simulated_ms},
+                {"grants", result.stats.grants}}}};
+}
+
+std::string result_json_text(const ScenarioResult& result) {
+  return result_json(result).dump(2) + "\n";
+}
+
+}  // namespace redlock_sim

@@ -1,0 +1,159 @@
+#include "reports/text_report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "sim/kernel/simulator.hpp"
+
+namespace redlock_sim {
+
+namespace {
+
+std::string format(const char* pattern, auto... args) {
+  char buffer[512];
+  std::snprintf(buffer, sizeof buffer, pattern, args...);
+  return buffer;
+}
+
+std::string upper_verdict(Verdict v) {
+  switch (v) {
+    case Verdict::holds:
+      return "holds";
+    case Verdict::violated:
+      return "VIOLATED";
+    case Verdict::not_checked:
+      return "not checked";
+  }
+  return "?";
+}
+
+const std::string& name_of(const ScenarioResult& result, ProcessId id) {
+  return result.processes.at(id).name;
+}
+
+std::size_t name_width(const ScenarioResult& result) {
+  std::size_t width = 4;
+  for (const ProcessInfo& p : result.processes)
+    width = std::max(width, p.name.size());
+  return width;
+}
+
+std::string story_line(const ScenarioResult& result, const StoryEvent& e, std::size_t width) {
+  return format("  %9lld ms  %-*s  %s\n", static_cast<long long>(e.at.ms_floor()),
+                static_cast<int>(width), name_of(result, e.process).c_str(), e.text.c_str());
+}
+
+// The story of the first violation: the grants involved, the faults before it, the outcome.
+std::string violation_story(const ScenarioResult& result, const Violation& v) {
+  const std::size_t width = name_width(result);
+  std::set<uint64_t> grants(v.grants.begin(), v.grants.end());
+  std::set<ProcessId> clients(v.clients.begin(), v.clients.end());
+  std::string out;
+  for (const StoryEvent& e : result.story) {
+    if (e.at > v.end) break;
+    const bool fault = e.kind == "fault";
+    const bool grant_line = e.kind == "grant" && clients.count(e.process) != 0;
+    const bool involved_write =
+        (e.kind == "write" || e.kind == "lost") && clients.count(e.process) != 0;
+    if (fault || grant_line || involved_write) out += story_line(result, e, width);
+  }
+  return out;
+}
+
+std::string hold_summary(const ScenarioResult& result, uint64_t grant_id) {
+  for (const HoldInterval& h : result.holds) {
+    if (h.grant_id != grant_id) continue;
+    const bool open = h.end == Instant::max();
+    return format("%s held it from %lld ms to %s", name_of(result, h.client).c_str(),
+                  static_cast<long long>(h.start.ms_floor()),
+                  open ? "the end" : (std::to_string(h.end.ms_floor()) + " ms").c_str());
+  }
+  return "grant " + std::to_string(grant_id);
+}
+
+}  // namespace
+
+std::string summary_text(const ScenarioResult& result, const std::string& description,
+                         const std::string& command) {
+  std::string out = format("seed %llu\n", static_cast<unsigned long long>(result.seed));
+  out += "scenario " + result.scenario + "\n";
+  if (!description.empty()) out += "  " + description + "\n";
+  out +=
+      format("  mutual exclusion  %s\n  resource safety   %s\n  liveness          %s\n",
+             upper_verdict(result.mutual_exclusion).c_str(),
+             upper_verdict(result.resource_safety).c_str(), upper_verdict(result.liveness).c_str());
+  for (const Violation& v : result.violations) {
+    out += "\nWhat happened (" + v.checker + ", " + v.kind + "):\n";
+    out += violation_story(result, v);
+    if (v.kind == "overlap" && v.grants.size() == 2) {
+      out += "  => " + hold_summary(result, v.grants[0]) + ";\n     " +
+             hold_summary(result, v.grants[1]) + ":\n     both believed they held it during [" +
+             std::to_string(v.start.ms_floor()) + ", " + std::to_string(v.end.ms_floor()) +
+             ") ms, " + std::to_string((v.end - v.start).ms_floor()) + " ms.\n";
+    } else {
+      out += "  => " + v.description + "\n";
+    }
+    break;  // the first violation tells the story; the JSON lists them all
+  }
+  if (result.resource_detail) {
+    const ResourceSafetyResult& rs = *result.resource_detail;
+    out += format(
+        "\nResource: final value %lld, %llu increment(s) acknowledged, %llu stale "
+        "operation(s) rejected\n",
+        static_cast<long long>(rs.final_value),
+        static_cast<unsigned long long>(rs.increments_acknowledged),
+        static_cast<unsigned long long>(rs.stale_operations_rejected));
+    for (const ResourceOp& op : result.resource_log) {
+      if (op.accepted) continue;
+      out += format("  %9lld ms  rejected %s from %s under grant %llu: %s\n",
+                    static_cast<long long>(op.applied_at.ms_floor()),
+                    resource_op_kind_name(op.kind), name_of(result, op.client).c_str(),
+                    static_cast<unsigned long long>(op.grant_id), op.rejection.c_str());
+    }
+  }
+  if (result.liveness_detail.longest_unavailability) {
+    out +=
+        format("\nLongest wait with the lock wanted and held by nobody: %lld ms\n",
+               static_cast<long long>(result.liveness_detail.longest_unavailability->ms_floor()));
+  }
+  out += format("\n%llu events, %lld ms simulated, %llu grant(s), trace digest %s (%s)\n",
+                static_cast<unsigned long long>(result.stats.events),
+                static_cast<long long>(result.stats.simulated_ms),
+                static_cast<unsigned long long>(result.stats.grants), result.trace_digest.c_str(),
+                result.stats.stop.c_str());
+  if (result.expectations_met) {
+    out += "Expectations: met\n";
+  } else {
+    out += "Expectations: NOT met\n";
+    for (const std::string& failure : result.expectation_failures)
+      out += "  - " + failure + "\n";
+  }
+  out += "Reproduce: " + command + "\n";
+  return out;
+}
+
+std::string timeline_text(const ScenarioResult& result) {
+  const std::size_t width = name_width(result);
+  std::string out = format("%11s  %-*s  %13s  %11s  %s\n", "true ms", static_cast<int>(width),
+                           "proc", "its wall ms", "its mono ms", "event");
+  for (const StoryEvent& e : result.story) {
+    // The wall clock as an offset from the shared epoch, so clocks that disagree are visible.
+    const long long wall = static_cast<long long>(e.wall.ms_floor() - default_epoch_ms);
+    out +=
+        format("%11lld  %-*s  %13lld  %11lld  [%s] %s\n", static_cast<long long>(e.at.ms_floor()),
+               static_cast<int>(width), name_of(result, e.process).c_str(), wall,
+               static_cast<long long>(e.monotonic.ms_floor()), e.kind.c_str(), e.text.c_str());
+  }
+  out += "\nHold intervals (true time):\n";
+  for (const HoldInterval& h : result.holds) {
+    const std::string end =
+        h.end == Instant::max() ? "end of run" : std::to_string(h.end.ms_floor());
+    out += format("  %-*s grant %llu  [%lld, %s) ms\n", static_cast<int>(width),
+                  name_of(result, h.client).c_str(), static_cast<unsigned long long>(h.grant_id),
+                  static_cast<long long>(h.start.ms_floor()), end.c_str());
+  }
+  return out;
+}
+
+}  // namespace redlock_sim

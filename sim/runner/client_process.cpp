@@ -1,0 +1,248 @@
+#include "sim/runner/client_process.hpp"
+
+#include "sim/kernel/assert.hpp"
+
+namespace redlock_sim {
+
+namespace {
+std::string ms_text(Duration d) {
+  return std::to_string(d.ms_floor()) + " ms";
+}
+}  // namespace
+
+ClientProcess::ClientProcess(Simulator& simulator, ProcessId id, std::string name, ClientSpec spec,
+                             WorldServices services)
+    : TaskProcess(simulator, id, std::move(name)),
+      spec_(std::move(spec)),
+      services_(std::move(services)) {}
+
+void ClientProcess::set_lock(std::unique_ptr<LockClient> lock) {
+  lock_ = std::move(lock);
+  lock_->set_note_sink([this](std::string note) { tell("attempt", std::move(note)); });
+}
+
+void ClientProcess::tell(std::string kind, std::string text) {
+  services_.tell(id(), std::move(kind), std::move(text));
+}
+
+void ClientProcess::start() {
+  if (spec_.workload) {
+    spawn(run_workload());
+  } else {
+    spawn(run_steps());
+  }
+}
+
+void ClientProcess::on_crash() {
+  // A dead process believes nothing: its grants end now, and its coroutines are destroyed.
+  services_.history->end_grants_of(id(), simulator().now(), "crashed");
+  lease_.reset();
+  grant_id_ = 0;
+  TaskProcess::on_crash();
+}
+
+void ClientProcess::on_restart() {
+  // An application restarted by its supervisor runs its workload again; scripted steps do not
+  // replay (they describe one life of the process).
+  if (spec_.workload) spawn(run_workload());
+}
+
+Task<void> ClientProcess::wait_for_true_time(Instant at) {
+  const Instant now = simulator().now();
+  if (at <= now) co_return;
+  // The local monotonic reading at `at`, as the clock is known now.
+  const Duration wait = clock().monotonic_at(at) - monotonic_now();
+  co_await sleep(wait);
+}
+
+bool ClientProcess::validity_passed() {
+  if (!lease_ || !lease_->deadline.bounded()) return lease_ == nullptr;
+  const Instant now = lease_->deadline.clock == ClockKind::wall ? wall_now() : monotonic_now();
+  return now >= lease_->deadline.at;
+}
+
+Task<bool> ClientProcess::do_acquire() {
+  History& history = *services_.history;
+  const std::size_t call = history.begin_acquire(id(), spec_.lock, simulator().now());
+  Grant grant = co_await lock_->acquire(spec_.lock);
+  const Instant now = simulator().now();
+  if (!grant.acquired) {
+    history.end_acquire(call, now, false, 0);
+    tell("acquire", "failed to acquire '" + spec_.lock + "' after " +
+                        std::to_string(grant.attempts) + " attempt(s): " + grant.failure);
+    co_return false;
+  }
+  lease_ = grant.lease;
+  fencing_token_.reset();
+  if (services_.resource.token_source == FencingTokenSource::oracle) {
+    fencing_token_ = ++*services_.oracle_token;
+  } else if (services_.resource.token_source == FencingTokenSource::lock) {
+    fencing_token_ = lease_->fencing_token;
+  }
+  GrantRecord record{.client = id(),
+                     .lock = spec_.lock,
+                     .granted_at = now,
+                     .token = lease_->value,
+                     .fencing_token = fencing_token_,
+                     .clock = lease_->deadline.clock,
+                     .deadlines = {{now, lease_->deadline.at}}};
+  grant_id_ = history.add_grant(std::move(record));
+  history.end_acquire(call, now, true, grant_id_);
+  recorded_deadline_ = lease_->deadline;
+  const uint64_t grant_id = grant_id_;
+  lease_->on_lost = [this, grant_id](const Lease& lease) {
+    GrantRecord& g = services_.history->grant(grant_id);
+    if (!g.ended_at) {
+      g.ended_at = simulator().now();
+      g.end_reason = "told the lock was lost: " + lease.lost_reason;
+    }
+    tell("lost", "learns the lock is lost (" + lease.lost_reason + ")");
+  };
+  std::string text = "granted '" + spec_.lock + "' (grant " + std::to_string(grant_id_) + ")";
+  if (lease_->deadline.bounded()) {
+    const Instant local = lease_->deadline.clock == ClockKind::wall ? wall_now() : monotonic_now();
+    text += ", validity " + ms_text(lease_->deadline.at - local) + " on its " +
+            (lease_->deadline.clock == ClockKind::wall ? "wall" : "monotonic") + " clock";
+  } else {
+    text += ", no deadline (held until released)";
+  }
+  if (fencing_token_) text += ", fencing token " + std::to_string(*fencing_token_);
+  tell("grant", text);
+  if (spec_.watchdog && lock_->has_watchdog()) spawn(lock_->run_watchdog(lease_));
+  co_return true;
+}
+
+Task<void> ClientProcess::do_release() {
+  if (!lease_) co_return;
+  GrantRecord& grant = services_.history->grant(grant_id_);
+  if (!grant.ended_at) {
+    grant.ended_at = simulator().now();
+    grant.end_reason = "released";
+  }
+  std::shared_ptr<Lease> lease = std::move(lease_);
+  ReleaseResult result = co_await lock_->release(lease);
+  tell("release", result.released ? "released (" + std::to_string(result.nodes) + " node(s))"
+                                  : "release failed: " + result.failure);
+}
+
+Task<void> ClientProcess::do_extend() {
+  if (!lease_) co_return;
+  std::shared_ptr<Lease> lease = lease_;
+  const uint64_t grant_id = grant_id_;
+  ExtendResult result = co_await lock_->extend(lease);
+  if (result.extended) {
+    services_.history->grant(grant_id).deadlines.push_back({simulator().now(), result.deadline.at});
+    tell("extend", "extended on " + std::to_string(result.nodes) + " node(s)");
+  } else {
+    tell("extend", "extension failed: " + result.failure);
+  }
+}
+
+Command ClientProcess::resource_command(std::vector<std::string> argv, bool with_token) const {
+  if (with_token && fencing_token_) argv.push_back(std::to_string(*fencing_token_));
+  argv.push_back("GRANT");
+  argv.push_back(std::to_string(grant_id_));
+  return argv;
+}
+
+Task<bool> ClientProcess::do_read(int64_t timeout_ms) {
+  const ResourceSpec& resource = services_.resource;
+  const Duration timeout = Duration::from_ms(timeout_ms);
+  if (resource.fencing == FencingMode::compare_and_set) {
+    const std::string owner = lease_ ? lease_->value : std::string("-");
+    Command set_owner = resource_command(make_command("SETOWNER", resource.name, owner), false);
+    Outcome set = co_await send(services_.resource_endpoint, std::move(set_owner), timeout);
+    if (!set.replied() || set.reply.is_error()) co_return false;
+  }
+  const bool fenced = resource.fencing == FencingMode::fence_all;
+  Command read = resource_command(make_command("READ", resource.name), fenced);
+  Outcome outcome = co_await send(services_.resource_endpoint, std::move(read), timeout);
+  if (!outcome.replied() || outcome.reply.type != ReplyType::integer) {
+    tell("read", outcome.replied() ? "read refused: " + outcome.reply.text : "read timed out");
+    co_return false;
+  }
+  last_read_ = outcome.reply.integer;
+  tell("read", "reads " + std::to_string(last_read_));
+  co_return true;
+}
+
+Task<void> ClientProcess::do_write(std::optional<int64_t> value, int64_t timeout_ms) {
+  const ResourceSpec& resource = services_.resource;
+  const int64_t v = value.value_or(last_read_ + 1);
+  const uint64_t grant_id = grant_id_;
+  Command command;
+  if (resource.fencing == FencingMode::compare_and_set) {
+    const std::string owner = lease_ ? lease_->value : std::string("-");
+    command = resource_command(
+        make_command("WRITEIFOWNER", resource.name, owner, std::to_string(v)), false);
+  } else {
+    const bool fenced = resource.fencing != FencingMode::none;
+    command = resource_command(make_command("WRITE", resource.name, std::to_string(v)), fenced);
+  }
+  tell("write", "sends write " + std::to_string(v));
+  Outcome outcome =
+      co_await send(services_.resource_endpoint, std::move(command), Duration::from_ms(timeout_ms));
+  if (outcome.replied() && outcome.reply.is_ok()) {
+    services_.history->add_write_ack({grant_id, id(), simulator().now()});
+    tell("write", "write " + std::to_string(v) + " acknowledged");
+  } else {
+    tell("write", outcome.replied()
+                      ? "write " + std::to_string(v) + " refused: " + outcome.reply.text
+                      : "write " + std::to_string(v) + " unacknowledged (timeout)");
+  }
+}
+
+Task<void> ClientProcess::run_steps() {
+  for (const StepSpec& step : spec_.steps) {
+    if (step.at_ms) co_await wait_for_true_time(Instant::from_ms(*step.at_ms));
+    switch (step.kind) {
+      case StepKind::acquire:
+        co_await do_acquire();
+        break;
+      case StepKind::release:
+        co_await do_release();
+        break;
+      case StepKind::extend:
+        co_await do_extend();
+        break;
+      case StepKind::read:
+        co_await do_read(step.timeout_ms);
+        break;
+      case StepKind::write:
+        co_await do_write(step.value, step.timeout_ms);
+        break;
+      case StepKind::increment:
+        if (co_await do_read(step.timeout_ms)) co_await do_write(std::nullopt, step.timeout_ms);
+        break;
+      case StepKind::sleep:
+        co_await sleep(Duration::from_ms(step.duration_ms));
+        break;
+      case StepKind::stop_if_expired:
+        if (validity_passed()) {
+          tell("check", "its validity has passed: stops");
+          co_return;
+        }
+        tell("check", "its validity has not passed: goes on");
+        break;
+    }
+  }
+}
+
+Task<void> ClientProcess::run_workload() {
+  const WorkloadSpec workload = *spec_.workload;
+  co_await wait_for_true_time(Instant::from_ms(workload.start_ms));
+  for (uint32_t i = 0; workload.iterations_max == 0 || i < workload.iterations_max; ++i) {
+    if (co_await do_acquire()) {
+      if (services_.resource.enabled && co_await do_read(1'000)) {
+        if (workload.work_ms > 0) co_await sleep(Duration::from_ms(workload.work_ms));
+        co_await do_write(std::nullopt, 1'000);
+      } else if (workload.work_ms > 0) {
+        co_await sleep(Duration::from_ms(workload.work_ms));
+      }
+      if (workload.release) co_await do_release();
+    }
+    co_await sleep(Duration::from_ms(workload.think_ms));
+  }
+}
+
+}  // namespace redlock_sim

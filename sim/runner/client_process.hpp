@@ -1,0 +1,63 @@
+// A simulated application process: it runs a lock client (the code under test) through the port
+// and a scripted list of steps or a looping workload around it, and records what happened
+// (grants, releases, extensions, acknowledged writes) for the checkers.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "lock_impls/lock.hpp"
+#include "sim/checkers/history.hpp"
+#include "sim/kernel/task_process.hpp"
+#include "sim/runner/scenario.hpp"
+
+namespace redlock_sim {
+
+// What the world shares with every client.
+struct WorldServices {
+  History* history = nullptr;
+  // Records one line of the story.
+  std::function<void(ProcessId, std::string kind, std::string text)> tell;
+  ResourceSpec resource;
+  NodeId resource_endpoint = 0;     // the port endpoint of the resource service
+  int64_t* oracle_token = nullptr;  // the external oracle's last token
+};
+
+class ClientProcess : public TaskProcess {
+ public:
+  ClientProcess(Simulator& simulator, ProcessId id, std::string name, ClientSpec spec,
+                WorldServices services);
+
+  void set_lock(std::unique_ptr<LockClient> lock);
+  // Starts the steps or the workload (at time zero; steps wait for their own at_ms).
+  void start();
+
+ protected:
+  void on_crash() override;
+  void on_restart() override;
+
+ private:
+  Task<void> run_steps();
+  Task<void> run_workload();
+  Task<bool> do_acquire();
+  Task<void> do_release();
+  Task<void> do_extend();
+  Task<bool> do_read(int64_t timeout_ms);
+  Task<void> do_write(std::optional<int64_t> value, int64_t timeout_ms);
+  Task<void> wait_for_true_time(Instant at);
+  bool validity_passed();
+  Command resource_command(std::vector<std::string> argv, bool with_token) const;
+  void tell(std::string kind, std::string text);
+
+  ClientSpec spec_;
+  WorldServices services_;
+  std::unique_ptr<LockClient> lock_;
+  std::shared_ptr<Lease> lease_;
+  uint64_t grant_id_ = 0;
+  std::optional<int64_t> fencing_token_;
+  Deadline recorded_deadline_;
+  int64_t last_read_ = 0;
+};
+
+}  // namespace redlock_sim

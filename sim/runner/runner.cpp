@@ -1,0 +1,428 @@
+#include "sim/runner/runner.hpp"
+
+#include <algorithm>
+
+#include "sim/kernel/assert.hpp"
+#include "sim/redis/node.hpp"
+#include "sim/resource/resource.hpp"
+#include "sim/runner/client_process.hpp"
+
+namespace redlock_sim {
+
+namespace {
+
+std::string ms_text(int64_t ms) {
+  return std::to_string(ms) + " ms";
+}
+
+// Everything one run builds; lives for the duration of run_scenario.
+class World {
+ public:
+  World(const Scenario& scenario, uint64_t seed, const RunOptions& options)
+      : scenario_(scenario),
+        simulator_(seed,
+                   SimulatorLimits{.events_max = scenario.limits.events_max,
+                                   .duration_max = Duration::from_ms(scenario.limits.duration_ms),
+                                   .messages_in_flight_max = scenario.limits.messages_in_flight_max,
+                                   .trace_records_max = options.trace_records_max}) {}
+
+  std::optional<std::string> build(const LockFactory& factory);
+  void schedule_faults();
+  void start_clients();
+  RunResult run() { return simulator_.run(Instant::from_ms(scenario_.limits.duration_ms)); }
+  ScenarioResult result(const RunResult& run) const;
+
+ private:
+  ProcessId id_of(const std::string& name) const { return ids_.at(name); }
+  void add_node(const NodeSpec& node);
+  void apply_clock(Process& process, const ClockSpec& clock);
+  void tell(ProcessId process, std::string kind, std::string text);
+  void schedule_fault(const FaultSpec& fault);
+  void schedule_crash(const FaultSpec& fault);
+  void arm_restart(ProcessId id);
+  std::vector<ProcessId> ids_of(const std::vector<std::string>& names) const;
+
+  const Scenario& scenario_;
+  Simulator simulator_;
+  History history_;
+  std::vector<StoryEvent> story_;
+  std::map<std::string, ProcessId> ids_;
+  std::vector<ProcessInfo> infos_;
+  std::vector<ClientProcess*> clients_;
+  ResourceProcess* resource_ = nullptr;
+  int64_t oracle_token_ = 0;
+  std::map<std::string, std::size_t> partitions_;
+  // Supervised restarts: a restart timed on the host's own clock, re-aimed on clock changes.
+  struct PendingRestart {
+    ClockKind clock = ClockKind::monotonic;
+    Instant local_deadline;
+    uint64_t generation = 0;
+    bool armed = false;
+    std::size_t keys_at_crash = 0;
+  };
+  std::map<ProcessId, PendingRestart> restarts_;
+};
+
+void World::tell(ProcessId process, std::string kind, std::string text) {
+  const Process& p = simulator_.process(process);
+  story_.push_back(StoryEvent{.at = simulator_.now(),
+                              .process = process,
+                              .wall = p.wall_now(),
+                              .monotonic = p.monotonic_now(),
+                              .kind = std::move(kind),
+                              .text = std::move(text)});
+}
+
+void World::apply_clock(Process& process, const ClockSpec& clock) {
+  process.clock() = ProcessClock(
+      ProcessClock::Options{.true_start = Instant::zero(),
+                            .wall_at_start = Instant::from_ms(default_epoch_ms + clock.offset_ms),
+                            .monotonic_at_start = Instant::zero(),
+                            .rate = clock.rate});
+}
+
+void World::add_node(const NodeSpec& node) {
+  auto& process = simulator_.add_process<RedisNode>(
+      node.name, EngineOptions{.version = node.redis_version, .replica = node.role == "replica"});
+  apply_clock(process, node.clock);
+  ids_[node.name] = process.id();
+  infos_.push_back({node.name, "node"});
+}
+
+std::optional<std::string> World::build(const LockFactory& factory) {
+  for (const NodeSpec& node : scenario_.nodes)
+    add_node(node);
+  if (scenario_.resource.enabled) {
+    resource_ = &simulator_.add_process<ResourceProcess>(
+        scenario_.resource.name,
+        ResourceProcess::Options{.fencing = scenario_.resource.fencing,
+                                 .reject_equal_token = scenario_.resource.reject_equal_token});
+    ids_[scenario_.resource.name] = resource_->id();
+    infos_.push_back({scenario_.resource.name, "resource"});
+  }
+  oracle_token_ = scenario_.resource.token_start;
+  for (const ClientSpec& spec : scenario_.clients) {
+    WorldServices services{
+        .history = &history_,
+        .tell = [this](ProcessId p, std::string kind,
+                       std::string text) { tell(p, std::move(kind), std::move(text)); },
+        .resource = scenario_.resource,
+        .resource_endpoint = static_cast<NodeId>(spec.nodes.size()),
+        .oracle_token = &oracle_token_};
+    auto& client = simulator_.add_process<ClientProcess>(spec.name, spec, std::move(services));
+    apply_clock(client, spec.clock);
+    std::vector<ProcessId> endpoints = ids_of(spec.nodes);
+    if (resource_ != nullptr) endpoints.push_back(resource_->id());
+    client.set_endpoints(std::move(endpoints));
+    std::string error;
+    std::unique_ptr<LockClient> lock = factory(spec, client, error);
+    if (!lock) return "client " + spec.name + ": " + error;
+    client.set_lock(std::move(lock));
+    ids_[spec.name] = client.id();
+    infos_.push_back({spec.name, "client"});
+    clients_.push_back(&client);
+  }
+  // The network: default delay, then per-link overrides.
+  simulator_.network().set_default_delay(scenario_.network.delay);
+  for (const LinkSpec& link : scenario_.network.links) {
+    const ProcessId from = id_of(link.from);
+    const ProcessId to = id_of(link.to);
+    for (int direction = 0; direction < (link.both_ways ? 2 : 1); ++direction) {
+      const ProcessId a = direction == 0 ? from : to;
+      const ProcessId b = direction == 0 ? to : from;
+      if (link.delay) simulator_.network().set_link_delay(a, b, *link.delay);
+      if (link.loss_numerator > 0) {
+        simulator_.network().set_link_loss(a, b, link.loss_numerator, link.loss_denominator);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<ProcessId> World::ids_of(const std::vector<std::string>& names) const {
+  std::vector<ProcessId> out;
+  for (const std::string& name : names)
+    out.push_back(id_of(name));
+  return out;
+}
+
+void World::start_clients() {
+  for (ClientProcess* client : clients_) {
+    simulator_.schedule_action(Instant::zero(), [client] { client->start(); });
+  }
+}
+
+void World::schedule_faults() {
+  for (const FaultSpec& fault : scenario_.faults)
+    schedule_fault(fault);
+}
+
+void World::arm_restart(ProcessId id) {
+  PendingRestart& pending = restarts_[id];
+  if (!pending.armed) return;
+  const uint64_t generation = ++pending.generation;
+  const Instant at = simulator_.process(id).clock().first_true_time_reaching(
+      pending.clock, pending.local_deadline, simulator_.now());
+  simulator_.schedule_action(at, [this, id, generation] {
+    PendingRestart& p = restarts_[id];
+    if (!p.armed || p.generation != generation) return;  // re-aimed, or restarted by hand
+    p.armed = false;
+    simulator_.restart(id);
+    tell(id, "fault", "restarted by its supervisor");
+  });
+}
+
+void World::schedule_crash(const FaultSpec& fault) {
+  const ProcessId id = id_of(fault.target);
+  const std::string how = fault_kind_name(fault.kind);
+  simulator_.schedule_action(Instant::from_ms(fault.at_ms), [this, id, how, fault] {
+    Process& p = simulator_.process(id);
+    if (p.status() == ProcessStatus::crashed) return;
+    tell(id, "fault", how + (fault.kind == FaultKind::crash ? " (kill -9)" : ""));
+    simulator_.crash(id);
+    if (fault.duration_ms) {
+      PendingRestart& pending = restarts_[id];
+      pending.clock = fault.restart_clock;
+      pending.local_deadline = p.clock().read(fault.restart_clock, simulator_.now()) +
+                               Duration::from_ms(*fault.duration_ms);
+      pending.armed = true;
+      arm_restart(id);
+    }
+  });
+}
+
+void World::schedule_fault(const FaultSpec& fault) {
+  const Instant at = Instant::from_ms(fault.at_ms);
+  const ProcessId target = fault.target.empty() ? 0 : id_of(fault.target);
+  auto after_clock_change = [this, target] {
+    if (restarts_.count(target) != 0) arm_restart(target);
+  };
+  switch (fault.kind) {
+    case FaultKind::clock_step:
+      simulator_.schedule_action(at, [this, target, fault, after_clock_change] {
+        simulator_.step_wall_clock(target, Duration::from_ms(fault.delta_ms));
+        tell(target, "fault",
+             "wall clock steps " + std::string(fault.delta_ms >= 0 ? "+" : "") +
+                 ms_text(fault.delta_ms));
+        history_.probe("clock_step");
+        after_clock_change();
+      });
+      return;
+    case FaultKind::clock_offset:
+      simulator_.schedule_action(at, [this, target, fault, after_clock_change] {
+        simulator_.set_wall_clock_offset(target, Duration::from_ms(fault.delta_ms));
+        tell(target, "fault", "wall clock set to true time " + ms_text(fault.delta_ms));
+        history_.probe("clock_step");
+        after_clock_change();
+      });
+      return;
+    case FaultKind::clock_rate:
+      simulator_.schedule_action(at, [this, target, fault, after_clock_change] {
+        simulator_.set_clock_rate(target, fault.rate);
+        tell(target, "fault",
+             "clock rate becomes " + std::to_string(fault.rate.numerator) + "/" +
+                 std::to_string(fault.rate.denominator));
+        history_.probe("clock_rate");
+        after_clock_change();
+      });
+      return;
+    case FaultKind::clock_slew:
+      simulator_.schedule_action(at, [this, target, fault, after_clock_change] {
+        simulator_.slew_clock(target, Duration::from_ms(fault.delta_ms), fault.slew_ppm);
+        tell(target, "fault",
+             "clock slews " + ms_text(fault.delta_ms) + " at " + std::to_string(fault.slew_ppm) +
+                 " ppm");
+        history_.probe("clock_slew");
+        after_clock_change();
+      });
+      return;
+    case FaultKind::pause:
+      simulator_.schedule_action(at, [this, target, fault] {
+        simulator_.pause(target);
+        tell(
+            target, "fault",
+            "paused" + (fault.duration_ms ? " for " + ms_text(*fault.duration_ms) : std::string()));
+        history_.probe("pause");
+      });
+      if (fault.duration_ms) {
+        simulator_.schedule_action(at + Duration::from_ms(*fault.duration_ms), [this, target] {
+          simulator_.resume(target);
+          tell(target, "fault", "resumed");
+        });
+      }
+      return;
+    case FaultKind::resume:
+      simulator_.schedule_action(at, [this, target] {
+        simulator_.resume(target);
+        tell(target, "fault", "resumed");
+      });
+      return;
+    case FaultKind::crash:
+    case FaultKind::power_loss:
+    case FaultKind::shutdown:
+      schedule_crash(fault);
+      return;
+    case FaultKind::restart:
+      simulator_.schedule_action(at, [this, target] {
+        restarts_[target].armed = false;
+        simulator_.restart(target);
+        tell(target, "fault", "restarted");
+      });
+      return;
+    case FaultKind::partition: {
+      PartitionRule rule{
+          .side_a = ids_of(fault.side_a),
+          .side_b = ids_of(fault.side_b),
+          .one_way = fault.one_way,
+          .start = at,
+          .end = fault.until_ms ? Instant::from_ms(*fault.until_ms) : Instant::max()};
+      const std::size_t index = simulator_.network().add_partition(std::move(rule));
+      if (!fault.name.empty()) partitions_[fault.name] = index;
+      return;
+    }
+    case FaultKind::heal: {
+      const std::size_t index = partitions_.at(fault.name);
+      simulator_.schedule_action(
+          at, [this, index] { simulator_.network().heal(index, simulator_.now()); });
+      return;
+    }
+    case FaultKind::hold_message:
+      simulator_.network().add_hold(HoldRule{
+          .from = id_of(fault.from),
+          .to = fault.to.empty() ? std::nullopt : std::optional<ProcessId>(id_of(fault.to)),
+          .command = fault.command,
+          .active_from = at,
+          .release_at = Instant::from_ms(*fault.until_ms)});
+      return;
+  }
+}
+
+// ---- results ----
+
+bool verdict_matches(const std::optional<std::string>& expected, Verdict actual) {
+  return !expected || *expected == verdict_name(actual);
+}
+
+ScenarioResult World::result(const RunResult& run) const {
+  ScenarioResult result;
+  result.scenario = scenario_.name;
+  result.seed = simulator_.seed();
+  result.processes = infos_;
+  result.history = history_;
+  const Simulator& sim = simulator_;
+  const ClockReach reach = [&sim](ProcessId client, ClockKind kind, Instant local, Instant from) {
+    return sim.process(client).clock().first_true_time_reaching(kind, local, from);
+  };
+  result.holds = hold_intervals(history_, reach);
+  const MutualExclusionResult mx = check_mutual_exclusion(result.holds);
+  result.mutual_exclusion = mx.verdict;
+  result.violations = mx.violations;
+  if (resource_ != nullptr) {
+    result.resource_log = resource_->log();
+    ResourceSafetyResult rs =
+        check_resource_safety(history_, resource_->log(), scenario_.resource.name,
+                              resource_->value(scenario_.resource.name));
+    result.resource_safety = rs.verdict;
+    result.violations.insert(result.violations.end(), rs.violations.begin(), rs.violations.end());
+    result.resource_detail = std::move(rs);
+  }
+  std::optional<Duration> bound;
+  if (scenario_.expect.unavailability_max_ms) {
+    bound = Duration::from_ms(*scenario_.expect.unavailability_max_ms);
+  }
+  result.liveness_detail = check_liveness(history_, result.holds, run.end_time, bound);
+  result.liveness = result.liveness_detail.verdict;
+  result.violations.insert(result.violations.end(), result.liveness_detail.violations.begin(),
+                           result.liveness_detail.violations.end());
+
+  result.trace_digest = sim.trace().digest_hex();
+  result.trace.assign(sim.trace().records().begin(), sim.trace().records().end());
+  result.trace_truncated = sim.trace().truncated();
+  result.story = story_;
+  result.stats = ResultStats{.events = sim.events_dispatched(),
+                             .simulated_ms = run.end_time.ms_floor(),
+                             .grants = history_.grants().size(),
+                             .stop = run_stop_name(run.stop),
+                             .limit_hit = run.limit_hit()};
+  return result;
+}
+
+void judge(const Scenario& scenario, ScenarioResult& result) {
+  const Expectations& expect = scenario.expect;
+  std::vector<std::string>& failures = result.expectation_failures;
+  auto check = [&](const char* name, const std::optional<std::string>& expected, Verdict actual) {
+    if (!verdict_matches(expected, actual)) {
+      failures.push_back(std::string(name) + ": expected " + *expected + ", got " +
+                         verdict_name(actual));
+    }
+  };
+  const bool any_verdict = expect.mutual_exclusion || expect.resource_safety || expect.liveness;
+  if (any_verdict) {
+    check("mutual_exclusion", expect.mutual_exclusion, result.mutual_exclusion);
+    check("resource_safety", expect.resource_safety, result.resource_safety);
+    check("liveness", expect.liveness, result.liveness);
+  } else {
+    for (auto [name, verdict] : {std::pair{"mutual_exclusion", result.mutual_exclusion},
+                                 std::pair{"resource_safety", result.resource_safety},
+                                 std::pair{"liveness", result.liveness}}) {
+      if (verdict == Verdict::violated) failures.push_back(std::string(name) + ": violated");
+    }
+  }
+  const Violation* first_overlap = nullptr;
+  int64_t longest_overlap_ms = 0;
+  for (const Violation& v : result.violations) {
+    if (v.kind != "overlap") continue;
+    if (first_overlap == nullptr) first_overlap = &v;
+    longest_overlap_ms = std::max(longest_overlap_ms, (v.end - v.start).ms_floor());
+  }
+  if (expect.overlap) {
+    constexpr int64_t tolerance_ms = 5;
+    if (first_overlap == nullptr) {
+      failures.push_back("overlap: expected [" + std::to_string(expect.overlap->first) + ", " +
+                         std::to_string(expect.overlap->second) + ") ms, got none");
+    } else {
+      const int64_t start = first_overlap->start.ms_floor();
+      const int64_t end = first_overlap->end.ms_floor();
+      if (std::abs(start - expect.overlap->first) > tolerance_ms ||
+          std::abs(end - expect.overlap->second) > tolerance_ms) {
+        failures.push_back("overlap: expected [" + std::to_string(expect.overlap->first) + ", " +
+                           std::to_string(expect.overlap->second) + ") ms within 5 ms, got [" +
+                           std::to_string(start) + ", " + std::to_string(end) + ")");
+      }
+    }
+  }
+  if (expect.overlap_ms_min && longest_overlap_ms < *expect.overlap_ms_min) {
+    failures.push_back("overlap_ms_min: expected at least " +
+                       std::to_string(*expect.overlap_ms_min) + " ms, got " +
+                       std::to_string(longest_overlap_ms));
+  }
+  for (const std::string& probe : expect.probes) {
+    auto it = result.history.probes().find(probe);
+    if (it == result.history.probes().end() || it->second == 0) {
+      failures.push_back("probe " + probe + ": expected to fire, did not");
+    }
+  }
+  if (result.stats.limit_hit) failures.push_back("limit hit: " + result.stats.stop);
+  result.expectations_met = failures.empty();
+}
+
+}  // namespace
+
+ScenarioResult run_scenario(const Scenario& scenario, const LockFactory& factory,
+                            const RunOptions& options) {
+  World world(scenario, options.seed.value_or(scenario.seed), options);
+  if (auto error = world.build(factory)) {
+    ScenarioResult failed;
+    failed.scenario = scenario.name;
+    failed.expectation_failures.push_back("cannot build the world: " + *error);
+    return failed;
+  }
+  world.schedule_faults();
+  world.start_clients();
+  const RunResult run = world.run();
+  ScenarioResult result = world.result(run);
+  judge(scenario, result);
+  return result;
+}
+
+}  // namespace redlock_sim

@@ -1,0 +1,84 @@
+// The runner: builds a world from a Scenario, runs it, checks it, and returns everything a
+// report needs.
+//
+// Lock clients come from an injected factory, so that sim/ depends on the lock API header only
+// (lock_impls/lock.hpp) and never links lock code: the CLI and the tests wire in the registry.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lock_impls/lock.hpp"
+#include "sim/checkers/checkers.hpp"
+#include "sim/kernel/simulator.hpp"
+#include "sim/runner/scenario.hpp"
+
+namespace redlock_sim {
+
+// Makes the lock client a scenario's client asks for, bound to its port; null plus a message on
+// failure (which the parser's profile check should have caught).
+using LockFactory = std::function<std::unique_ptr<LockClient>(const ClientSpec& client, Port& port,
+                                                              std::string& error)>;
+
+struct RunOptions {
+  std::optional<uint64_t> seed;  // overrides the scenario's
+  std::size_t trace_records_max = 1'000'000;
+};
+
+// One line of the story: what a process did or suffered, at a true instant, with its clocks.
+struct StoryEvent {
+  Instant at;
+  ProcessId process = 0;
+  Instant wall;
+  Instant monotonic;
+  std::string kind;  // grant, release, extend, read, write, fault, attempt, ...
+  std::string text;
+};
+
+struct ProcessInfo {
+  std::string name;
+  std::string role;  // node, client, sentinel, resource, counter
+};
+
+struct ResultStats {
+  uint64_t events = 0;
+  int64_t simulated_ms = 0;
+  uint64_t grants = 0;
+  uint64_t messages = 0;
+  std::string stop;  // how the run ended: idle, duration_limit, event_limit, ...
+  bool limit_hit = false;
+};
+
+struct ScenarioResult {
+  std::string scenario;
+  uint64_t seed = 0;
+  Verdict mutual_exclusion = Verdict::not_checked;
+  Verdict resource_safety = Verdict::not_checked;
+  Verdict liveness = Verdict::not_checked;
+  std::vector<Violation> violations;
+  bool expectations_met = false;
+  std::vector<std::string> expectation_failures;
+  std::string trace_digest;
+  ResultStats stats;
+
+  // For reports.
+  std::vector<ProcessInfo> processes;
+  std::vector<HoldInterval> holds;
+  History history;
+  std::vector<ResourceOp> resource_log;
+  std::optional<ResourceSafetyResult> resource_detail;
+  LivenessResult liveness_detail;
+  std::vector<StoryEvent> story;
+  std::vector<TraceRecord> trace;
+  bool trace_truncated = false;
+};
+
+ScenarioResult run_scenario(const Scenario& scenario, const LockFactory& factory,
+                            const RunOptions& options = {});
+
+}  // namespace redlock_sim
