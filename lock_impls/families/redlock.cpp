@@ -92,6 +92,10 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
     const bool release_now = locked >= quorum() ? options_.release_after_validity_failure
                                                 : options_.release_after_failed_attempt;
     if (release_now) co_await release_all(resource, value);
+    if (options_.stop_when_validity_gone && validity <= Duration::zero()) {
+      grant.failure = "validity";
+      break;
+    }
     if (attempt < tries || options_.sleep_after_last_attempt) {
       co_await port().sleep(draw_delay(port(), options_.retry_delay));
     }

@@ -73,6 +73,8 @@ struct RedlockOptions {
   bool release_after_failed_attempt = true;
   bool release_after_validity_failure = true;  // aioredlock retries a too-slow win without it
   bool release_on_final_failure = false;       // node-redlock v5, aioredlock
+  // A try whose validity is gone ends the retries (redis-plus-plus: "unlock and break").
+  bool stop_when_validity_gone = false;
   // Sequential fan-out: a node error (refused, timeout) ends the acquisition at once, leaving
   // the keys already set (redis-plus-plus lets the exception escape).
   bool abort_on_node_error = false;

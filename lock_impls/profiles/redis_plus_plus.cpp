@@ -17,6 +17,7 @@ RedlockOptions redis_plus_plus_redlock_mutex(uint32_t node_count, Duration ttl) 
       .retry_count = 2,
       .retry_delay = RetryDelay{.min_ms = 0, .jitter_ms = 200},
       .release_after_failed_attempt = true,
+      .stop_when_validity_gone = true,
       .abort_on_node_error = true,
       .token_format = TokenFormat::alphanumeric,
       .token_size = 20,

@@ -1,0 +1,337 @@
+// One test per library profile, each pinning the quirk that tells that library apart
+// (shared/research/lock_libraries.md; docs/lock-clients.md lists test and source section).
+#include <gtest/gtest.h>
+
+#include "lock_impls/registry.hpp"
+#include "tests/unit/lock_world.hpp"
+
+namespace redlock_sim {
+namespace {
+
+using testing::LockWorld;
+
+Instant at_ms(int64_t ms) {
+  return Instant::from_ms(ms);
+}
+
+std::unique_ptr<LockClient> make(const std::string& name, Port& port, LockParams params = {}) {
+  MadeLock made = make_lock(name, port, params);
+  EXPECT_TRUE(made.client) << made.error;
+  return std::move(made.client);
+}
+
+// redsync v4: one value for every try, a release after each failed try, drift 1% with no +2.
+TEST(ProfileRedsyncV4, OneValueForAllTriesReleaseAfterEachAndExactDrift) {
+  LockWorld world(3, 3);
+  for (std::size_t n : {1, 2})
+    world.nodes[n]->set_raw("k", "other", 300);
+  auto lock = make("redsync-v4", world.client(), {{"nodes", "3"}});
+  Grant grant;
+  Instant last_start;
+  world.attach_notes(*lock, "c0");
+  world.run(
+      0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(2'000));
+  ASSERT_TRUE(grant.acquired);
+  EXPECT_GT(grant.attempts, 1u);
+  std::size_t sets = 0;
+  std::size_t releases = 0;
+  for (const Command& c : world.nodes[0]->log) {
+    if (c[0] == "SET") {
+      ++sets;
+      EXPECT_EQ(c[2], grant.lease->value);  // the same value on every try
+    }
+    if (c[0] == "EVALSHA" || c[0] == "EVAL") ++releases;
+  }
+  EXPECT_EQ(sets, grant.attempts);
+  EXPECT_GE(releases, grant.attempts - 1);  // released after each failed try
+  // Drift is exactly 80 ms of the 8 s expiry: the deadline is T1 + 7 920 ms.
+  const std::string& last = world.notes.back();
+  const int64_t t2_ms = std::stoll(last.substr(0, last.find(' ')));
+  EXPECT_EQ(grant.lease->deadline.at, at_ms(t2_ms - 2 + 7'920));
+}
+
+// node-redlock 5.0.0-beta.2: validity counts from before the retries and is never checked, so
+// a lock won after the duration has passed is returned already expired.
+TEST(ProfileNodeRedlock5Beta2, ValidityFromBeforeRetriesReturnsAnExpiredLock) {
+  LockWorld world(3, 3);
+  for (std::size_t n : {1, 2})
+    world.nodes[n]->set_raw("k", "other", 1'500);
+  auto lock =
+      make("node-redlock-5.0.0-beta.2", world.client(), {{"nodes", "3"}, {"ttl_ms", "1000"}});
+  Grant grant;
+  Instant wall_at_grant;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        grant = co_await lock->acquire("k");
+        wall_at_grant = world.client().wall_now();
+      }(),
+      at_ms(5'000));
+  ASSERT_TRUE(grant.acquired);
+  EXPECT_GT(grant.attempts, 5u);
+  EXPECT_EQ(grant.lease->deadline.clock, ClockKind::wall);
+  const Instant start = Instant::from_ms(default_epoch_ms);
+  EXPECT_EQ(grant.lease->deadline.at, start + Duration::from_ms(1'000 - 12));
+  EXPECT_LT(grant.lease->deadline.at, wall_at_grant);  // expired when handed out
+}
+
+// node-redlock 4.2.0: a failed extend unlocks every server, yet the old lock keeps its expiration.
+TEST(ProfileNodeRedlock420, FailedExtendUnlocksEveryServer) {
+  LockWorld world(3, 3);
+  auto lock = make("node-redlock-4.2.0", world.client(), {{"nodes", "3"}});
+  ExtendResult extended;
+  std::shared_ptr<Lease> lease;
+  bool node0_held_before = false;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        Grant grant = co_await lock->acquire("k");
+        lease = grant.lease;
+        node0_held_before = world.nodes[0]->has("k");
+        for (std::size_t n : {1, 2})
+          world.nodes[n]->set_raw("k", "other", 60'000);
+        extended = co_await lock->extend(lease);
+      }(),
+      at_ms(10'000));
+  EXPECT_TRUE(node0_held_before);
+  EXPECT_FALSE(extended.extended);
+  EXPECT_FALSE(world.nodes[0]->has("k"));  // unlocked by the failed extend
+  EXPECT_EQ(lease->deadline.at, at_ms(default_epoch_ms + 10'000 - 102));  // still looks valid
+}
+
+// redlock-py: elapsed time on the wall clock; a backward step during the acquisition makes
+// the computed validity longer than the TTL (redlock-rb, on the monotonic clock, is unaffected).
+TEST(ProfileRedlockPy, WallClockStepBackwardStretchesValidity) {
+  for (const std::string name : {"redlock-py", "redlock-rb"}) {
+    SCOPED_TRACE(name);
+    LockWorld world(3, 3);
+    auto lock = make(name, world.client(), {{"nodes", "3"}});
+    Grant grant;
+    Instant now_at_grant;
+    world.simulator.schedule_action(at_ms(3), [&] {
+      world.simulator.step_wall_clock(world.client().id(), Duration::from_ms(-5'000));
+    });
+    world.run(
+        0,
+        [&]() -> Task<void> {
+          grant = co_await lock->acquire("k");
+          now_at_grant = grant.lease->deadline.clock == ClockKind::wall
+                             ? world.client().wall_now()
+                             : world.client().monotonic_now();
+        }(),
+        at_ms(100));
+    ASSERT_TRUE(grant.acquired);
+    const Duration believed = grant.lease->deadline.at - now_at_grant;
+    if (name == "redlock-py") {
+      EXPECT_EQ(grant.lease->deadline.clock, ClockKind::wall);
+      EXPECT_GT(believed, Duration::from_ms(10'000));  // longer than the keys live
+    } else {
+      EXPECT_LT(believed, Duration::from_ms(10'000));
+    }
+  }
+}
+
+// redlock-rb: extend re-creates a key that lapsed (issue #36) unless extend_only_if_locked.
+TEST(ProfileRedlockRb, ExtendRecreatesALapsedLock) {
+  for (const bool only_if_locked : {false, true}) {
+    LockWorld world(3, 3);
+    auto lock =
+        make("redlock-rb", world.client(),
+             {{"nodes", "3"}, {"extend_only_if_locked", only_if_locked ? "true" : "false"}});
+    ExtendResult extended;
+    world.run(
+        0,
+        [&]() -> Task<void> {
+          Grant grant = co_await lock->acquire("k");
+          co_await world.client().sleep(Duration::from_ms(11'000));  // every key has expired
+          extended = co_await lock->extend(grant.lease);
+        }(),
+        at_ms(12'000));
+    EXPECT_EQ(extended.extended, !only_if_locked);
+    EXPECT_EQ(world.nodes[0]->has("k"), !only_if_locked);
+  }
+}
+
+// pottery: at most three extensions; the fourth is refused locally.
+TEST(ProfilePottery, FourthExtensionIsRefused) {
+  LockWorld world(3, 3);
+  auto lock = make("pottery", world.client(), {{"nodes", "3"}});
+  std::vector<ExtendResult> results;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        Grant grant = co_await lock->acquire("k");
+        for (int i = 0; i < 4; ++i)
+          results.push_back(co_await lock->extend(grant.lease));
+      }(),
+      at_ms(1'000));
+  ASSERT_EQ(results.size(), 4u);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_TRUE(results[i].extended);
+  EXPECT_FALSE(results[3].extended);
+  EXPECT_EQ(results[3].failure, "too many extensions");
+}
+
+// redis-plus-plus RedLockMutex: time counts from before the retry loop, so a try that wins
+// every node after the TTL has passed since the first try fails and stops retrying.
+TEST(ProfileRedisPlusPlusRedLockMutex, StartTimeFixedBeforeTheRetryLoop) {
+  LockWorld world(3, 3);
+  for (std::size_t n : {1, 2})
+    world.nodes[n]->set_raw("k", "other", 900);
+  auto lock = make("redis-plus-plus-redlockmutex", world.client(),
+                   {{"nodes", "3"}, {"ttl_ms", "1000"}, {"retry_count", "100"}});
+  Grant grant;
+  world.run(
+      0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(5'000));
+  EXPECT_FALSE(grant.acquired);
+  EXPECT_EQ(grant.failure, "validity");
+  EXPECT_EQ(grant.nodes_locked, 3u);  // every node accepted: only the old start time failed it
+}
+
+// redis-plus-plus RedMutex: the LockWatcher extends every ttl/2 and tells the holder on failure.
+TEST(ProfileRedisPlusPlusRedMutex, WatcherEveryHalfTtlTellsOnLoss) {
+  LockWorld world(3, 3);
+  auto lock = make("redis-plus-plus-redmutex", world.client(), {{"nodes", "3"}});
+  ASSERT_TRUE(lock->has_watchdog());
+  std::shared_ptr<Lease> lease;
+  int64_t lost_at = -1;
+  auto body = [&]() -> Task<void> {
+    Grant grant = co_await lock->acquire("k");
+    lease = grant.lease;
+    lease->on_lost = [&](const Lease&) { lost_at = world.now_ms(); };
+    world.client().spawn(lock->run_watchdog(lease));
+  };
+  world.run(0, body(), at_ms(5'000));
+  EXPECT_EQ(lease->renewals, 3u);  // at 1.5, 3 and 4.5 s
+  for (auto* node : world.nodes)
+    node->flush();
+  world.simulator.run(at_ms(8'000));
+  EXPECT_TRUE(lease->lost);
+  EXPECT_GT(lost_at, 6'000);
+  EXPECT_LT(lost_at, 6'100);
+}
+
+// aioredlock: asyncio.gather waits for every node, so one slow node fails every attempt's
+// validity although a fast majority had accepted (returning at quorum would have succeeded).
+TEST(ProfileAioredlock, GatherWaitsForASlowNode) {
+  for (const std::string wait : {"all", "quorum"}) {
+    SCOPED_TRACE(wait);
+    LockWorld world(3, 3);
+    world.simulator.network().set_link_delay(world.node_id(2), world.client().id(),
+                                             DelaySpec::fixed(Duration::from_ms(11'000)));
+    auto lock = make("aioredlock", world.client(),
+                     {{"nodes", "3"}, {"auto_extend", "false"}, {"wait", wait}});
+    Grant grant;
+    world.run(
+        0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(120'000));
+    EXPECT_EQ(grant.acquired, wait == "quorum");
+    if (wait == "all") {
+      EXPECT_EQ(grant.failure, "validity");
+    }
+  }
+}
+
+// Redisson RLock: one replica acknowledgement is enough even with two replicas.
+TEST(ProfileRedissonRLock, OneReplicaAckIsEnough) {
+  for (const std::string name : {"redisson-rlock", "wait-acked-hash"}) {
+    SCOPED_TRACE(name);
+    LockWorld world(3, 1);
+    world.nodes[0]->wait_acks = 1;
+    auto lock = make(name, world.client(), {{"replicas", "2"}});
+    Grant grant;
+    world.run(
+        0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(5'000));
+    EXPECT_EQ(grant.acquired, name == "redisson-rlock");  // the family requires both replicas
+  }
+}
+
+// RedissonRedLock: no elapsed-time check; a slow sequential acquisition returns success after
+// the first sub-lock has already expired.
+TEST(ProfileRedissonRedLock, SlowSequentialAcquisitionReturnsWithAnExpiredSubLock) {
+  LockWorld world(3, 3);
+  for (std::size_t n : {1, 2}) {
+    world.simulator.network().set_link_delay(world.client().id(), world.node_id(n),
+                                             DelaySpec::fixed(Duration::from_ms(700)));
+  }
+  auto lock = make("redisson-redlock", world.client(), {{"nodes", "3"}, {"lease_ms", "1000"}});
+  Grant grant;
+  bool first_held_at_grant = true;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        grant = co_await lock->acquire("k");
+        first_held_at_grant = world.nodes[0]->has("k");
+      }(),
+      at_ms(10'000));
+  ASSERT_TRUE(grant.acquired);
+  EXPECT_EQ(grant.nodes_locked, 3u);
+  EXPECT_FALSE(first_held_at_grant);
+}
+
+// RFencedLock: the token is INCRed in the acquire script, re-entries included.
+TEST(ProfileRedissonFencedLock, ReentryBumpsTheToken) {
+  LockWorld world(3, 1);
+  auto lock = make("redisson-fencedlock", world.client(), {{"replicas", "0"}});
+  Grant first;
+  Grant second;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        first = co_await lock->acquire("k");
+        second = co_await lock->acquire("k");
+      }(),
+      at_ms(1'000));
+  ASSERT_TRUE(first.acquired && second.acquired);
+  EXPECT_EQ(first.lease->fencing_token, 1);
+  EXPECT_EQ(second.lease->fencing_token, 2);
+  EXPECT_EQ(world.nodes[0]->get("redisson_lock_token:{k}"), "2");
+}
+
+// redis-py Lock: timeout=None sets no TTL; with a timeout, extend ADDS to the remaining PTTL.
+TEST(ProfileRedisPyLock, NoTtlByDefaultAndAdditiveExtend) {
+  LockWorld world(3, 1);
+  auto plain = make("redis-py-lock", world.client());
+  auto timed = make("redis-py-lock", world.client(), {{"ttl_ms", "10000"}});
+  int64_t plain_pttl = 0;
+  int64_t extended_pttl = 0;
+  int64_t read_at = 0;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        Grant a = co_await plain->acquire("a");
+        plain_pttl = world.nodes[0]->pttl("a");
+        Grant b = co_await timed->acquire("b");
+        co_await world.client().sleep(Duration::from_ms(4'000));
+        co_await timed->extend(b.lease);
+        extended_pttl = world.nodes[0]->pttl("b");
+        read_at = world.now_ms();
+      }(),
+      at_ms(5'000));
+  EXPECT_EQ(plain_pttl, -1);
+  // b was set at 3 ms to expire at 10 003 ms; the extend added 10 s to what was left.
+  EXPECT_EQ(extended_pttl, 10'003 + 10'000 - read_at);
+}
+
+// python-redis-lock: the renewal thread dies silently when its extend fails.
+TEST(ProfilePythonRedisLock, RenewalDiesSilently) {
+  LockWorld world(3, 1);
+  auto lock =
+      make("python-redis-lock", world.client(), {{"ttl_ms", "3000"}, {"auto_extend", "true"}});
+  std::shared_ptr<Lease> lease;
+  auto body = [&]() -> Task<void> {
+    Grant grant = co_await lock->acquire("k");
+    lease = grant.lease;
+    world.client().spawn(lock->run_watchdog(lease));
+  };
+  world.run(0, body(), at_ms(5'000));
+  EXPECT_EQ(lease->resource, "lock:k");
+  EXPECT_EQ(lease->renewals, 2u);  // every 2 s
+  world.nodes[0]->flush();
+  world.simulator.run(at_ms(10'000));
+  EXPECT_FALSE(lease->lost);  // never told
+  EXPECT_EQ(lease->renewals, 2u);
+  EXPECT_EQ(world.client().live_task_count(), 0u);  // the renewal is gone
+}
+
+}  // namespace
+}  // namespace redlock_sim
