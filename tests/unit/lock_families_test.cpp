@@ -486,5 +486,96 @@ TEST(FencedFamily, QuorumMaxTakesTheHighestAndNeedsAMajority) {
     EXPECT_FALSE(node->has("k"));
 }
 
+// The single-instance poll draws its jitter from the seed too.
+std::vector<std::string> single_attempt_times(uint64_t seed) {
+  LockWorld world(seed, 1);
+  world.nodes[0]->set_raw("k", "other", 60'000);
+  SingleInstanceOptions options = zoo::single_instance_reference();
+  options.retry_count = 3;
+  options.retry_delay = RetryDelay{.min_ms = 0, .jitter_ms = 500};
+  SingleInstanceClient lock(world.client(), options);
+  world.attach_notes(lock, "c0");
+  world.run(
+      0, [&]() -> Task<void> { co_await lock.acquire("k"); }(), Instant::from_ms(5'000));
+  return world.notes;
+}
+
+TEST(SingleInstanceFamily, RetryJitterIsDrawnFromTheSeed) {
+  const std::vector<std::string> a = single_attempt_times(11);
+  EXPECT_EQ(a.size(), 4u);
+  EXPECT_EQ(a, single_attempt_times(11));
+  EXPECT_NE(a, single_attempt_times(12));
+}
+
+// A renewal that times out makes the telling watchdog give up, though the PEXPIRE still lands.
+TEST(WatchdogFamily, TimedOutRenewalStillExecutesButTheHolderIsTold) {
+  LockWorld world(1, 1);
+  auto inner =
+      std::make_unique<SingleInstanceClient>(world.client(), zoo::single_instance_reference());
+  WatchdogClient lock(world.client(), std::move(inner),
+                      WatchdogOptions{.period = Duration::from_ms(3'000), .tells_holder = true});
+  std::shared_ptr<Lease> lease;
+  world.simulator.network().add_hold({.from = world.client().id(),
+                                      .to = std::nullopt,
+                                      .command = "eval",
+                                      .active_from = Instant::zero(),
+                                      .release_at = mono_ms(3'500)});
+  auto body = [&]() -> Task<void> {
+    Grant grant = co_await lock.acquire("k");
+    lease = grant.lease;
+    world.client().spawn(lock.run_watchdog(lease));
+  };
+  world.run(0, body(), mono_ms(3'400));
+  EXPECT_TRUE(lease->lost);  // the renewal sent at 3 002 ms timed out at 3 052 ms
+  world.simulator.run(mono_ms(3'600));
+  EXPECT_EQ(world.nodes[0]->pttl("k"), 10'000 - 100);  // executed when the hold ends, 3 500 ms
+}
+
+// Redisson's shape: an acquire script that times out still runs, leaving a held lock that no
+// watchdog renews and whose owner was told it failed.
+TEST(HashLockFamily, TimedOutAcquireStillTakesTheLock) {
+  LockWorld world(1, 1);
+  world.simulator.network().add_hold({.from = world.client().id(),
+                                      .to = std::nullopt,
+                                      .command = "eval",
+                                      .active_from = Instant::zero(),
+                                      .release_at = mono_ms(5'000)});
+  HashLockClient lock(world.client(), hash_options(0, 0));
+  Grant grant;
+  world.run(
+      0, [&]() -> Task<void> { grant = co_await lock.acquire("k"); }(), mono_ms(4'000));
+  EXPECT_FALSE(grant.acquired);
+  EXPECT_EQ(grant.failure, "error");
+  EXPECT_FALSE(world.nodes[0]->has("k"));
+  world.simulator.run(mono_ms(6'000));
+  EXPECT_TRUE(world.nodes[0]->has("k"));
+  EXPECT_GT(world.nodes[0]->pttl("k"), 28'000);
+}
+
+// A token request that timed out still increments the counter: the next grant skips a number.
+TEST(FencedFamily, TimedOutTokenRequestStillIncrements) {
+  LockWorld world(1);
+  FencedClient lock(world.client(),
+                    std::make_unique<RedlockClient>(world.client(), zoo::redlock_reference()),
+                    FencedOptions{.source = TokenSource::redis_master, .token_node = 0});
+  world.simulator.network().add_hold({.from = world.client().id(),
+                                      .to = std::nullopt,
+                                      .command = "incr",
+                                      .active_from = Instant::zero(),
+                                      .release_at = mono_ms(500)});
+  Grant first;
+  Grant second;
+  auto body = [&]() -> Task<void> {
+    first = co_await lock.acquire("k");
+    co_await world.client().sleep(Duration::from_ms(1'000));
+    second = co_await lock.acquire("k");
+  };
+  world.run(0, body(), mono_ms(2'000));
+  EXPECT_FALSE(first.acquired);
+  EXPECT_EQ(first.failure, "token");
+  ASSERT_TRUE(second.acquired);
+  EXPECT_EQ(second.lease->fencing_token, 2);
+}
+
 }  // namespace
 }  // namespace redlock_sim

@@ -1,0 +1,78 @@
+// The lock registry: every entry is listable and constructible, overrides are checked.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "lock_impls/registry.hpp"
+#include "tests/unit/lock_world.hpp"
+
+namespace redlock_sim {
+namespace {
+
+using testing::LockWorld;
+
+// Every family, the fourteen library profiles and the seven zoo variants are registered.
+TEST(LockRegistry, ListsEveryFamilyProfileAndZooVariant) {
+  std::map<LockKind, std::set<std::string>> names;
+  for (const LockEntry& e : lock_entries()) {
+    EXPECT_FALSE(e.description.empty()) << e.name;
+    EXPECT_FALSE(e.models.empty()) << e.name;
+    names[e.kind].insert(e.name);
+  }
+  EXPECT_EQ(names[LockKind::family],
+            (std::set<std::string>{"fenced", "redlock", "single-instance", "wait-acked-hash",
+                                   "watchdog", "watchdog-silent"}));
+  EXPECT_EQ(names[LockKind::profile].size(), 14u);
+  EXPECT_EQ(names[LockKind::zoo].size(), 7u);
+  EXPECT_NE(find_lock_entry("node-redlock-5.0.0-beta.2"), nullptr);
+  EXPECT_EQ(find_lock_entry("nope"), nullptr);
+}
+
+// Each entry builds with its defaults, and with each of its overrides set to a sane value.
+TEST(LockRegistry, EveryEntryConstructsWithDefaultsAndOverrides) {
+  LockWorld world(1);
+  for (const LockEntry& e : lock_entries()) {
+    SCOPED_TRACE(e.name);
+    MadeLock made = make_lock(e.name, world.client());
+    EXPECT_TRUE(made.client) << made.error;
+    for (const LockOverride& o : e.overrides) {
+      std::string value = "3";
+      if (o.type == "bool") value = "true";
+      if (o.type.find('|') != std::string::npos) value = o.type.substr(0, o.type.find(' '));
+      MadeLock with = make_lock(e.name, world.client(), {{o.key, value}});
+      EXPECT_TRUE(with.client) << o.key << "=" << value << ": " << with.error;
+    }
+  }
+}
+
+// Unknown keys, malformed values and unknown names are errors that name the culprit.
+TEST(LockRegistry, BadOverridesAreNamedErrors) {
+  LockWorld world(1);
+  EXPECT_EQ(make_lock("redlock", world.client(), {{"tll_ms", "5"}}).error,
+            "tll_ms: not an override of this lock");
+  EXPECT_EQ(make_lock("redlock", world.client(), {{"ttl_ms", "5s"}}).error,
+            "ttl_ms: expected an integer, got '5s'");
+  EXPECT_EQ(make_lock("redlock", world.client(), {{"clock", "sundial"}}).error,
+            "clock: expected wall | monotonic, got 'sundial'");
+  EXPECT_EQ(make_lock("nope", world.client()).error, "unknown lock 'nope'");
+  EXPECT_FALSE(make_lock("redlock", world.client(), {{"ttl_ms", "5s"}}).client);
+}
+
+// Overrides reach the algorithm: a 3-node Redlock with a 1 s TTL grants with a 1 s deadline.
+TEST(LockRegistry, OverridesReachTheAlgorithm) {
+  LockWorld world(1, 3);
+  MadeLock made =
+      make_lock("redlock", world.client(), {{"nodes", "3"}, {"ttl_ms", "1000"}, {"clock", "wall"}});
+  ASSERT_TRUE(made.client);
+  Grant grant;
+  world.run(
+      0, [&]() -> Task<void> { grant = co_await made.client->acquire("k"); }(),
+      Instant::from_ms(100));
+  ASSERT_TRUE(grant.acquired);
+  EXPECT_EQ(grant.nodes_locked, 3u);
+  EXPECT_EQ(grant.lease->deadline,
+            (Deadline{ClockKind::wall, Instant::from_ms(default_epoch_ms + 1'000 - 12)}));
+}
+
+}  // namespace
+}  // namespace redlock_sim
