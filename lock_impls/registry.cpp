@@ -419,8 +419,9 @@ std::vector<Builder> profile_builders() {
          RedlockOptions o = profiles::aioredlock(p.count("nodes", 5), Duration::from_ms(10'000));
          std::unique_ptr<LockClient> inner = redlock_client(port, p, o);
          if (!p.flag("auto_extend", true)) return inner;
-         return watched(port, p, std::move(inner),
-                        profiles::aioredlock_watchdog(Duration::from_ms(10'000)));
+         // The watchdog period follows the lease actually configured (0.6 * lease).
+         const Duration lease = static_cast<RedlockClient&>(*inner).options().ttl;
+         return watched(port, p, std::move(inner), profiles::aioredlock_watchdog(lease));
        }});
   list.push_back({{"redisson-rlock",
                    LockKind::profile,
