@@ -104,8 +104,8 @@ Reply ResourceProcess::handle(const Message& request) {
     op.token = token;
     if (token_is_stale(reg, *token)) {
       op.accepted = false;
-      op.rejection =
-          "stale token " + std::to_string(*token) + " < " + std::to_string(*reg.highest_token);
+      op.rejection = "token " + std::to_string(*token) + " is older than " +
+                     std::to_string(*reg.highest_token);
       return false;
     }
     reg.highest_token = std::max(reg.highest_token.value_or(*token), *token);
@@ -140,7 +140,7 @@ Reply ResourceProcess::handle(const Message& request) {
   } else {
     return Reply::error("ERR resource: unknown request '" + verb + "'");
   }
-  if (!op.accepted) reply = Reply::error("STALE " + op.rejection);
+  if (!op.accepted) reply = Reply::error("STALE " + op.rejection);  // STALE token 33 is older ...
   log_.push_back(std::move(op));
   return reply;
 }
