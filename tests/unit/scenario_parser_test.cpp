@@ -2,6 +2,8 @@
 // naming the file, the JSON path and what was expected; malformed input never crashes.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "scenarios/parser.hpp"
@@ -153,6 +155,28 @@ TEST(ScenarioParser, RandomCorruptionsAreHandled) {
     }
   }
   EXPECT_GT(refused, 2500);
+}
+
+}  // namespace
+}  // namespace redlock_sim
+
+namespace redlock_sim {
+namespace {
+
+// The complete example in docs/scenario-format.md parses, so the documentation cannot rot.
+TEST(ScenarioParser, DocumentedExampleParses) {
+  std::ifstream in(std::string(REDLOCK_SOURCE_DIR) + "/docs/scenario-format.md");
+  ASSERT_TRUE(in) << "docs/scenario-format.md not found";
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const auto start = doc.find("```json\n");
+  ASSERT_NE(start, std::string::npos);
+  const auto end = doc.find("```", start + 8);
+  const Scenario s = parse_scenario_text(doc.substr(start + 8, end - start - 8), "doc");
+  EXPECT_EQ(s.faults.size(), 14u);
+  EXPECT_EQ(s.failover.sentinels.size(), 3u);
+  EXPECT_EQ(s.clients[0].steps.size(), 8u);
 }
 
 }  // namespace
