@@ -57,6 +57,9 @@ struct Lease {
   Deadline deadline;
   bool released = false;  // set by release(); a watchdog stops at its next tick
   bool lost = false;      // set by a watchdog that tells its holder the lock is gone
+  // The library stopped renewing this grant without telling anyone (aioredlock's watchdog map
+  // keyed by resource cancels another task's renewal).
+  bool watchdog_cancelled = false;
   std::string lost_reason;
   uint32_t renewals = 0;      // successful extensions, by the holder or a watchdog
   uint32_t extensions = 0;    // extension attempts made through extend()

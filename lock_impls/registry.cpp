@@ -348,12 +348,18 @@ std::vector<Builder> profile_builders() {
       {{"redsync-v4", LockKind::profile,
         "Go: parallel SET NX PX, 32 tries 50-250 ms, drift 1% (no +2), monotonic, ctx timeout 5%",
         "go-redsync/redsync v4 @ 5560bd2",
-        plus(redlock_keys(), {{"fail_fast", "bool", "WithFailFast"}})},
+        plus(redlock_keys(), {{"fail_fast", "bool", "WithFailFast"},
+                              {"set_nx_on_extend", "bool", "WithSetNXOnExtend (PR #149)"},
+                              {"status_bug", "bool", "before PR #38/#61: a 0 reply is success"}})},
        [](Port& port, ParamReader& p) {
          const uint32_t n = p.count("nodes", 5);
-         return redlock_client(port, p,
-                               p.flag("fail_fast", false) ? profiles::redsync_v4_fail_fast(n)
-                                                          : profiles::redsync_v4(n));
+         RedlockOptions o = p.flag("fail_fast", false) ? profiles::redsync_v4_fail_fast(n)
+                                                       : profiles::redsync_v4(n);
+         if (p.flag("set_nx_on_extend", false)) {
+           o.extend_command = RedlockExtendCommand::pexpire_if_value_else_set_nx;
+         }
+         o.any_reply_counts_as_success = p.flag("status_bug", false);
+         return redlock_client(port, p, o);
        }});
   list.push_back(
       {{"node-redlock-5.0.0-beta.2", LockKind::profile,
@@ -373,11 +379,21 @@ std::vector<Builder> profile_builders() {
       "waits for all servers, checks expiration > now, a failed extend unlocks every server",
       "mike-marcacci/node-redlock v4.2.0 @ 870778c", profiles::node_redlock_4_2_0,
       Duration::from_ms(10'000)));
-  list.push_back(redlock_profile(
-      "redlock-py",
-      "sequential, wall clock in whole ms, 3 tries fixed 200 ms, quorum with errors raises "
-      "without releasing",
-      "SPSCommerce/redlock-py @ 42ef491", profiles::redlock_py, Duration::from_ms(10'000)));
+  list.push_back(
+      {{"redlock-py", LockKind::profile,
+        "sequential, wall clock in whole ms, 3 tries fixed 200 ms, quorum with errors raises "
+        "without releasing",
+        "SPSCommerce/redlock-py @ 42ef491", redlock_keys()},
+       [](Port& port, ParamReader& p) {
+         const RedlockOptions o =
+             profiles::redlock_py(p.count("nodes", 5), Duration::from_ms(10'000));
+         const int32_t default_retries = o.retry_count;
+         std::unique_ptr<LockClient> client = redlock_client(port, p, o);
+         // `retry_count or default`: a configured 0 falls back to the default (issue #24).
+         auto& redlock = static_cast<RedlockClient&>(*client);
+         if (redlock.options().retry_count == 0) redlock.set_retry_count(default_retries);
+         return client;
+       }});
   list.push_back(
       {{"redlock-rb", LockKind::profile,
         "sequential with 100 ms timeouts, validity >= 0, extend re-creates a lapsed key (#36)",
@@ -395,18 +411,28 @@ std::vector<Builder> profile_builders() {
       "parallel with bail-out at quorum, new uuid per attempt, infinite retries, at most 3 "
       "extensions without validity",
       "brainix/pottery @ e2f40424", profiles::pottery, Duration::from_ms(10'000)));
-  list.push_back(redlock_profile(
-      "redis-plus-plus-redlockmutex",
-      "C++: sequential, start fixed before the retry loop, a node error escapes leaving keys",
-      "sewenew/redis-plus-plus RedLockMutexVessel @ 2c47000",
-      profiles::redis_plus_plus_redlock_mutex, Duration::from_ms(10'000)));
+  const LockOverride o_scripting{"scripting", "bool",
+                                 "false: RedMutexTx (WATCH/GET/MULTI extend, no drift)"};
+  list.push_back(
+      {{"redis-plus-plus-redlockmutex", LockKind::profile,
+        "C++: sequential, start fixed before the retry loop, a node error escapes leaving keys",
+        "sewenew/redis-plus-plus RedLockMutexVessel @ 2c47000",
+        plus(redlock_keys(), {o_scripting})},
+       [](Port& port, ParamReader& p) {
+         RedlockOptions o = profiles::redis_plus_plus_redlock_mutex(p.count("nodes", 5),
+                                                                    Duration::from_ms(10'000));
+         if (!p.flag("scripting", true)) o = profiles::redis_plus_plus_tx(o);
+         return redlock_client(port, p, o);
+       }});
   list.push_back(
       {{"redis-plus-plus-redmutex", LockKind::profile,
         "C++: polls try_lock every 0-5 ms; LockWatcher extends every ttl/2 and tells on failure",
-        "sewenew/redis-plus-plus RedMutex @ 2c47000", plus(redlock_keys(), {o_period, o_tells})},
+        "sewenew/redis-plus-plus RedMutex @ 2c47000",
+        plus(redlock_keys(), {o_period, o_tells, o_scripting})},
        [](Port& port, ParamReader& p) {
          RedlockOptions o =
              profiles::redis_plus_plus_red_mutex(p.count("nodes", 5), Duration::from_ms(3'000));
+         if (!p.flag("scripting", true)) o = profiles::redis_plus_plus_tx(o);
          std::unique_ptr<LockClient> inner = redlock_client(port, p, o);
          const Duration ttl = static_cast<RedlockClient&>(*inner).options().ttl;
          return watched(port, p, std::move(inner), profiles::redis_plus_plus_lock_watcher(ttl));

@@ -6,10 +6,11 @@ namespace redlock_sim {
 
 namespace {
 
-uint32_t count_accepted(const std::vector<Outcome>& outcomes) {
+uint32_t count_accepted(const std::vector<Outcome>& outcomes,
+                        SuccessPredicate success = &redlock_acquire_success) {
   uint32_t n = 0;
   for (const Outcome& o : outcomes)
-    n += redlock_acquire_success(o) ? 1 : 0;
+    n += success(o) ? 1 : 0;
   return n;
 }
 
@@ -27,6 +28,11 @@ bool redlock_acquire_success(const Outcome& outcome) {
   return outcome.replied() && (outcome.reply.is_ok() || outcome.reply.is_integer(1));
 }
 
+// redsync's old `status != 0` comparison: any reply that is not an error looked like success.
+bool any_reply_success(const Outcome& outcome) {
+  return outcome.replied() && !outcome.reply.is_error();
+}
+
 RedlockClient::RedlockClient(Port& port, RedlockOptions options)
     : LockClient(port), options_(std::move(options)) {}
 
@@ -39,6 +45,7 @@ Instant RedlockClient::read_clock() {
 Task<Grant> RedlockClient::acquire(std::string resource) {
   Grant grant;
   std::string value = make_token(port(), options_.token_format, options_.token_size);
+  latest_value_ = value;
   const Instant first_start = read_clock();
   const Duration drift = drift_for(options_.ttl, options_.drift);
   const uint32_t tries = options_.retry_count < 0
@@ -49,6 +56,7 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
     grant.attempts = attempt;
     if (options_.token_per_attempt && attempt > 1) {
       value = make_token(port(), options_.token_format, options_.token_size);
+      latest_value_ = value;
     }
     const Instant t1 = read_clock();
     const FanOutOptions fan{
@@ -85,6 +93,7 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
       grant.lease = std::make_shared<Lease>();
       grant.lease->resource = resource;
       grant.lease->value = value;
+      latest_value_ = value;
       grant.lease->deadline = Deadline{.clock = options_.clock, .at = deadline};
       co_return grant;
     }
@@ -134,6 +143,10 @@ Call RedlockClient::extend_call(const std::string& resource, const std::string& 
       return make_call(scripts::set_if_absent_or_same_or_error, resource, {value, ttl_ms});
     case RedlockExtendCommand::set_px_if_absent_or_value:
       return make_call(scripts::set_px_if_absent_or_value, resource, {value, ttl_ms});
+    case RedlockExtendCommand::pexpire_if_value_else_set_nx:
+      return make_call(scripts::pexpire_if_value_else_set_nx, resource, {value, ttl_ms});
+    case RedlockExtendCommand::get_then_pexpire_true_if_not_owner:
+      break;  // not a script: see extend_without_script
   }
   return Call{};
 }
@@ -157,7 +170,7 @@ Task<ReleaseResult> RedlockClient::release(std::shared_ptr<Lease> lease) {
   ReleaseResult result;
   lease->released = true;
   for (uint32_t attempt = 1; attempt <= options_.release_tries; ++attempt) {
-    result.nodes = co_await release_all(lease->resource, lease->value);
+    result.nodes = co_await release_all(lease->resource, token_of(*lease));
     note("release: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
          " nodes");
     if (result.nodes >= options_.release_quorum) {
@@ -177,11 +190,18 @@ Task<ExtendResult> RedlockClient::extend_once(Lease& lease) {
   const Instant t1 = read_clock();
   const FanOutOptions fan{
       .mode = options_.wait, .quorum = extend_quorum(), .success = &redlock_acquire_success};
-  const std::vector<Outcome> outcomes = co_await call_all(
-      port(), options_.node_count, extend_call(lease.resource, lease.value), options_.fan_out, fan,
-      options_.request_timeout, options_.use_evalsha, options_.abort_on_node_error);
+  std::vector<Outcome> outcomes;
+  if (options_.extend_command == RedlockExtendCommand::get_then_pexpire_true_if_not_owner) {
+    outcomes = co_await extend_without_script(lease.resource, token_of(lease));
+  } else {
+    outcomes = co_await call_all(
+        port(), options_.node_count, extend_call(lease.resource, token_of(lease)), options_.fan_out,
+        fan, options_.request_timeout, options_.use_evalsha, options_.abort_on_node_error);
+  }
   const Instant t2 = read_clock();
-  result.nodes = count_accepted(outcomes);
+  result.nodes =
+      count_accepted(outcomes, options_.any_reply_counts_as_success ? &any_reply_success
+                                                                    : &redlock_acquire_success);
   const Instant deadline = t1 + options_.ttl - drift_for(options_.ttl, options_.drift);
   const bool valid = !options_.extend_checks_validity || deadline > t2;
   note("extend: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
@@ -218,7 +238,7 @@ Task<ExtendResult> RedlockClient::extend(std::shared_ptr<Lease> lease) {
     if (result.extended) break;
     const bool last = attempt == options_.extend_tries;
     if (options_.extend_unlocks_on_failure && (last || options_.extend_unlocks_each_try)) {
-      co_await release_all(lease->resource, lease->value);
+      co_await release_all(lease->resource, token_of(*lease));
     }
     if (attempt < options_.extend_tries) {
       co_await port().sleep(draw_delay(port(), options_.extend_retry_delay));
@@ -231,6 +251,35 @@ Task<ExtendResult> RedlockClient::extend(std::shared_ptr<Lease> lease) {
     lease->deadline.at = Instant::zero();
   }
   co_return result;
+}
+
+const std::string& RedlockClient::token_of(const Lease& lease) const {
+  return options_.release_uses_latest_token ? latest_value_ : lease.value;
+}
+
+// RedMutexTx's extend (scripting = false), node by node: WATCH and GET; when the value is ours,
+// MULTI PEXPIRE EXEC; when it is not ours or missing, report success all the same. The WATCH
+// only guards the PEXPIRE, so it is modelled as GET then PEXPIRE on one connection.
+Task<std::vector<Outcome>> RedlockClient::extend_without_script(const std::string& resource,
+                                                                const std::string& value) {
+  std::vector<Outcome> outcomes(options_.node_count);
+  const std::string ttl_ms = std::to_string(options_.ttl.ms_floor());
+  for (NodeId n = 0; n < options_.node_count; ++n) {
+    const Outcome got =
+        co_await port().send(n, make_command("GET", resource), options_.request_timeout);
+    if (!got.replied()) {
+      outcomes[n] = got;
+      if (options_.abort_on_node_error) break;
+      continue;
+    }
+    if (got.reply.type == ReplyType::bulk && got.reply.text == value) {
+      outcomes[n] = co_await port().send(n, make_command("PEXPIRE", resource, ttl_ms),
+                                         options_.request_timeout);
+    } else {
+      outcomes[n] = Outcome{.kind = OutcomeKind::ok, .reply = Reply::integer_reply(1)};
+    }
+  }
+  co_return outcomes;
 }
 
 uint32_t RedlockClient::extend_quorum() const {

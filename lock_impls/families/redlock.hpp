@@ -33,6 +33,9 @@ enum class RedlockExtendCommand : uint8_t {
   set_if_absent_or_same_only_if_locked,  // redlock-rb with extend_only_if_locked: true
   set_if_absent_or_same_or_error,        // aioredlock: re-creates an absent key
   set_px_if_absent_or_value,             // zoo: resurrecting extend
+  pexpire_if_value_else_set_nx,          // redsync WithSetNXOnExtend (PR #149)
+  get_then_pexpire_true_if_not_owner,    // redis-plus-plus RedMutexTx: GET, PEXPIRE if ours,
+                                         // and "success" when not ours or missing (bug)
 };
 
 // How a node is asked to release it.
@@ -102,6 +105,11 @@ struct RedlockOptions {
   int32_t extensions_max = -1;           // pottery: 3; -1 unlimited
   // Release needs this many nodes to report success; 0: best effort (always "released").
   uint32_t release_quorum = 0;
+  // redsync before PR #38/#61: a script reply of 0 counted as success for extend and release.
+  bool any_reply_counts_as_success = false;
+  // The client object keeps one token, replaced by every acquire, and release/extend use it
+  // rather than the grant's (pottery's `_uuid`, redsync's shared `m.value`).
+  bool release_uses_latest_token = false;
   uint32_t release_tries = 1;
 };
 
@@ -115,16 +123,22 @@ class RedlockClient : public LockClient {
   ClockKind clock() const override { return options_.clock; }
   const RedlockOptions& options() const { return options_; }
   uint32_t quorum() const { return majority(options_.node_count); }
+  // For profiles whose API rewrites a setting after construction (redlock-py's falsy zero).
+  void set_retry_count(int32_t retry_count) { options_.retry_count = retry_count; }
 
  protected:
   Call acquire_call(const std::string& resource, const std::string& value) const;
   Call extend_call(const std::string& resource, const std::string& value) const;
   uint32_t extend_quorum() const;
+  const std::string& token_of(const Lease& lease) const;
+  Task<std::vector<Outcome>> extend_without_script(const std::string& resource,
+                                                   const std::string& value);
   Task<uint32_t> release_all(const std::string& resource, const std::string& value);
   Task<ExtendResult> extend_once(Lease& lease);
   Instant read_clock();
 
   RedlockOptions options_;
+  std::string latest_value_;  // the token of the latest acquire (release_uses_latest_token)
 };
 
 bool redlock_acquire_success(const Outcome& outcome);

@@ -188,4 +188,15 @@ end
 return 0
 )lua"};
 
+// redsync WithSetNXOnExtend: PEXPIRE when ours, else take the key again if it is absent.
+inline constexpr Script pexpire_if_value_else_set_nx{"pexpire_if_value_else_set_nx", R"lua(
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
+  return 1
+end
+return 0
+)lua"};
+
 }  // namespace redlock_sim::scripts

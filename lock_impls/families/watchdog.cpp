@@ -13,7 +13,15 @@ Task<Grant> WatchdogClient::acquire(std::string resource) {
 }
 
 Task<ReleaseResult> WatchdogClient::release(std::shared_ptr<Lease> lease) {
+  if (options_.one_watchdog_per_resource) cancel_registered(lease->resource);
   co_return co_await inner_->release(lease);
+}
+
+void WatchdogClient::cancel_registered(const std::string& resource) {
+  const auto it = by_resource_.find(resource);
+  if (it == by_resource_.end()) return;
+  it->second->watchdog_cancelled = true;
+  by_resource_.erase(it);
 }
 
 Task<ExtendResult> WatchdogClient::extend(std::shared_ptr<Lease> lease) {
@@ -32,9 +40,10 @@ Duration WatchdogClient::next_sleep(const Lease& lease) {
 }
 
 Task<void> WatchdogClient::run_watchdog(std::shared_ptr<Lease> lease) {
-  while (!lease->released && !lease->lost) {
+  if (options_.one_watchdog_per_resource) by_resource_[lease->resource] = lease;
+  while (!lease->released && !lease->lost && !lease->watchdog_cancelled) {
     co_await port().sleep(next_sleep(*lease));
-    if (lease->released) co_return;
+    if (lease->released || lease->watchdog_cancelled) co_return;
     const ExtendResult result = co_await extend(lease);
     if (lease->released) co_return;
     if (result.extended) {
@@ -45,7 +54,7 @@ Task<void> WatchdogClient::run_watchdog(std::shared_ptr<Lease> lease) {
     note("watchdog: renewal failed (" + result.failure + ")" + (stop ? ", stopping" : ""));
     if (!stop) continue;
     if (options_.tells_holder) lease->mark_lost("renewal failed: " + result.failure);
-    if (options_.unlocks_on_failure) co_await inner_->release(lease);
+    if (options_.unlocks_on_failure) co_await release(lease);
     co_return;
   }
 }

@@ -5,7 +5,9 @@
 // thread, Redisson's cancelled renewal), and may stop or keep trying after an error.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
 
 #include "lock_impls/lock.hpp"
 
@@ -23,6 +25,10 @@ struct WatchdogOptions {
   // The holder sees no deadline: it holds until release or until told (RedMutex, Redisson,
   // python-redis-lock, aioredlock). node-redlock's using() keeps the lock's expiration.
   bool hides_deadline = true;
+  // One renewal per resource per client, as aioredlock's `_watchdogs[resource]`: a newer grant
+  // on the same resource replaces the entry, and releasing (or a failed renewal's unlock)
+  // cancels whatever renewal the entry holds, possibly another task's (bug list item 27).
+  bool one_watchdog_per_resource = false;
 };
 
 class WatchdogClient : public LockClient {
@@ -40,9 +46,11 @@ class WatchdogClient : public LockClient {
 
  private:
   Duration next_sleep(const Lease& lease);
+  void cancel_registered(const std::string& resource);
 
   std::unique_ptr<LockClient> inner_;
   WatchdogOptions options_;
+  std::map<std::string, std::shared_ptr<Lease>> by_resource_;  // one_watchdog_per_resource
 };
 
 }  // namespace redlock_sim

@@ -38,7 +38,8 @@ WatchdogOptions aioredlock_watchdog(Duration internal_lock_timeout) {
                          .stops_on_error = true,
                          .stops_when_gone = true,
                          .unlocks_on_failure = true,
-                         .hides_deadline = true};
+                         .hides_deadline = true,
+                         .one_watchdog_per_resource = true};
 }
 
 }  // namespace redlock_sim::profiles

@@ -25,6 +25,7 @@ RedlockOptions pottery(uint32_t node_count, Duration auto_release_time) {
       .extend_checks_validity = false,
       .extensions_max = 3,
       .release_quorum = majority(node_count),
+      .release_uses_latest_token = true,  // `_uuid` lives on the instance (bug list item 28)
   };
 }
 

@@ -49,4 +49,14 @@ WatchdogOptions redis_plus_plus_lock_watcher(Duration ttl) {
                          .hides_deadline = true};
 }
 
+RedlockOptions redis_plus_plus_tx(RedlockOptions scripted) {
+  RedlockOptions options = std::move(scripted);
+  options.drift = Drift{.ppm = 0, .constant_ms = 0, .rounding = DriftRounding::exact};
+  options.release_after_failed_attempt = false;
+  options.release_after_validity_failure = false;
+  options.extend_command = RedlockExtendCommand::get_then_pexpire_true_if_not_owner;
+  options.extend_unlocks_on_failure = false;
+  return options;
+}
+
 }  // namespace redlock_sim::profiles

@@ -22,4 +22,10 @@ RedlockOptions redis_plus_plus_redlock_mutex(uint32_t node_count, Duration ttl);
 RedlockOptions redis_plus_plus_red_mutex(uint32_t node_count, Duration ttl);
 WatchdogOptions redis_plus_plus_lock_watcher(Duration ttl);
 
+// RedMutexOptions{scripting = false} (RedMutexTx): validity ttl - elapsed with no drift; a failed
+// try calls unlock with the key name as the token, a no-op, so minority keys stay; extend is
+// WATCH/GET/MULTI PEXPIRE per node and counts a key that is missing or not ours as extended
+// (code reading, bug list items 6 and 22).
+RedlockOptions redis_plus_plus_tx(RedlockOptions scripted);
+
 }  // namespace redlock_sim::profiles

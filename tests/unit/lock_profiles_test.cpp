@@ -333,5 +333,136 @@ TEST(ProfilePythonRedisLock, RenewalDiesSilently) {
   EXPECT_EQ(world.client().live_task_count(), 0u);  // the renewal is gone
 }
 
+// redsync before PR #38/#61: Extend "succeeded" on a lock that expired and was taken by B.
+TEST(ProfileRedsyncV4, HistoricalStatusBugExtendsALostLock) {
+  for (const bool bug : {true, false}) {
+    LockWorld world(3, 3);
+    auto lock = make("redsync-v4", world.client(),
+                     {{"nodes", "3"}, {"status_bug", bug ? "true" : "false"}});
+    ExtendResult extended;
+    world.run(
+        0,
+        [&]() -> Task<void> {
+          Grant grant = co_await lock->acquire("k");
+          co_await world.client().sleep(Duration::from_ms(9'000));  // expired; B takes every node
+          for (auto* node : world.nodes)
+            node->set_raw("k", "b", 8'000);
+          extended = co_await lock->extend(grant.lease);
+        }(),
+        at_ms(10'000));
+    EXPECT_EQ(extended.extended, bug);
+    EXPECT_EQ(world.nodes[0]->get("k"), "b");
+  }
+}
+
+// redsync WithSetNXOnExtend: an extend re-populates a node that restarted empty.
+TEST(ProfileRedsyncV4, SetNxOnExtendRepopulatesARestartedNode) {
+  for (const bool set_nx : {true, false}) {
+    LockWorld world(3, 3);
+    auto lock = make("redsync-v4", world.client(),
+                     {{"nodes", "3"}, {"set_nx_on_extend", set_nx ? "true" : "false"}});
+    ExtendResult extended;
+    world.run(
+        0,
+        [&]() -> Task<void> {
+          Grant grant = co_await lock->acquire("k");
+          world.nodes[2]->flush();
+          extended = co_await lock->extend(grant.lease);
+        }(),
+        at_ms(1'000));
+    EXPECT_TRUE(extended.extended);
+    EXPECT_EQ(extended.nodes, set_nx ? 3u : 2u);
+    EXPECT_EQ(world.nodes[2]->has("k"), set_nx);
+  }
+}
+
+// redlock-py: `retry_count or default` turns a configured 0 into 3 tries (issue #24).
+TEST(ProfileRedlockPy, ZeroRetryCountFallsBackToTheDefault) {
+  LockWorld world(3, 3);
+  for (std::size_t n : {1, 2})
+    world.nodes[n]->set_raw("k", "other", 60'000);
+  auto lock = make("redlock-py", world.client(), {{"nodes", "3"}, {"retry_count", "0"}});
+  Grant grant;
+  world.run(
+      0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(5'000));
+  EXPECT_FALSE(grant.acquired);
+  EXPECT_EQ(grant.attempts, 3u);
+}
+
+// pottery: a second acquire on the same instance replaces `_uuid`, so the first grant can no
+// longer be released: its keys stay until the TTL (bug list item 28).
+TEST(ProfilePottery, ReacquireOnTheSameInstanceStrandsTheFirstGrant) {
+  LockWorld world(3, 3);
+  auto lock = make("pottery", world.client(), {{"nodes", "3"}, {"retry_count", "0"}});
+  ReleaseResult released;
+  Grant first;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        first = co_await lock->acquire("k");
+        Grant again = co_await lock->acquire("k");  // refused: the key is held (by us)
+        EXPECT_FALSE(again.acquired);
+        released = co_await lock->release(first.lease);
+      }(),
+      at_ms(1'000));
+  ASSERT_TRUE(first.acquired);
+  EXPECT_FALSE(released.released);
+  EXPECT_EQ(world.nodes_holding("k", first.lease->value), 3u);
+}
+
+// redis-plus-plus with scripting=false (RedMutexTx): extend "succeeds" on keys now owned by B.
+TEST(ProfileRedisPlusPlusRedLockMutex, ScriptingOffExtendSucceedsWithoutOwnership) {
+  for (const bool scripting : {false, true}) {
+    LockWorld world(3, 3);
+    auto lock = make("redis-plus-plus-redlockmutex", world.client(),
+                     {{"nodes", "3"}, {"scripting", scripting ? "true" : "false"}});
+    ExtendResult extended;
+    world.run(
+        0,
+        [&]() -> Task<void> {
+          Grant grant = co_await lock->acquire("k");
+          for (auto* node : world.nodes)
+            node->set_raw("k", "b", 60'000);
+          extended = co_await lock->extend(grant.lease);
+        }(),
+        at_ms(1'000));
+    EXPECT_EQ(extended.extended, !scripting);
+    EXPECT_EQ(world.nodes[0]->get("k"), "b");
+  }
+}
+
+// aioredlock: watchdogs keyed by resource. A's lock is lost and B (same Aioredlock) takes the
+// resource; A's failing watchdog unlocks, which cancels B's watchdog: B's keys expire while B
+// holds, and nobody tells B (bug list item 27).
+TEST(ProfileAioredlock, WatchdogMapKeyedByResourceCancelsAnotherTasksRenewal) {
+  LockWorld world(3, 3);
+  auto lock = make("aioredlock", world.client(), {{"nodes", "3"}});
+  std::shared_ptr<Lease> a;
+  std::shared_ptr<Lease> b;
+  auto task_a = [&]() -> Task<void> {
+    a = (co_await lock->acquire("r")).lease;
+    world.client().spawn(lock->run_watchdog(a));
+  };
+  auto task_b = [&]() -> Task<void> {
+    co_await world.client().sleep(Duration::from_ms(2'000));
+    b = (co_await lock->acquire("r")).lease;
+    world.client().spawn(lock->run_watchdog(b));
+  };
+  world.client().spawn(task_a());
+  world.client().spawn(task_b());
+  world.simulator.schedule_action(at_ms(1'000), [&] {
+    for (auto* node : world.nodes)
+      node->flush();  // A's keys vanish (a restart, say)
+  });
+  world.simulator.run(at_ms(11'000));
+  ASSERT_TRUE(a && b);
+  EXPECT_TRUE(b->watchdog_cancelled);
+  EXPECT_EQ(world.nodes_holding("r", b->value), 3u);
+  world.simulator.run(at_ms(13'000));
+  EXPECT_EQ(world.nodes_holding("r", b->value), 0u);  // expired at ~12 s, never renewed
+  EXPECT_FALSE(b->lost);
+  EXPECT_FALSE(b->released);
+}
+
 }  // namespace
 }  // namespace redlock_sim
