@@ -153,6 +153,16 @@ std::string timeline_text(const ScenarioResult& result) {
                   name_of(result, h.client).c_str(), static_cast<unsigned long long>(h.grant_id),
                   static_cast<long long>(h.start.ms_floor()), end.c_str());
   }
+  out +=
+      "\nKey lifetimes on the nodes (true time; each node expires keys on its own wall clock):\n";
+  for (const KeyLifetime& k : result.keys) {
+    const std::string end =
+        k.end_reason == "run_end" ? "end of run" : std::to_string(k.end.ms_floor());
+    const std::string value = k.value.size() > 8 ? k.value.substr(0, 8) + "..." : k.value;
+    out += format("  %-*s %-10s %-12s [%lld, %s) ms  %s\n", static_cast<int>(width),
+                  name_of(result, k.node).c_str(), k.key.c_str(), value.c_str(),
+                  static_cast<long long>(k.start.ms_floor()), end.c_str(), k.end_reason.c_str());
+  }
   return out;
 }
 

@@ -52,6 +52,7 @@ class World {
   ResourceProcess* resource_ = nullptr;
   int64_t oracle_token_ = 0;
   std::map<std::string, std::size_t> partitions_;
+  KeyTracker keys_;
   // Supervised restarts: a restart timed on the host's own clock, re-aimed on clock changes.
   struct PendingRestart {
     ClockKind clock = ClockKind::monotonic;
@@ -85,6 +86,14 @@ void World::add_node(const NodeSpec& node) {
   auto& process = simulator_.add_process<RedisNode>(
       node.name, EngineOptions{.version = node.redis_version, .replica = node.role == "replica"});
   apply_clock(process, node.clock);
+  process.set_propagation_sink([this](RedisNode& n, std::vector<Propagated>& effects) {
+    std::vector<Command> commands;
+    for (const Propagated& effect : effects) {
+      // The absolute form (what the AOF gets) says what the node itself now holds.
+      if (effect.target != PropagationTarget::replicas) commands.push_back(effect.command);
+    }
+    keys_.on_effects(n.id(), commands, simulator_.now());
+  });
   ids_[node.name] = process.id();
   infos_.push_back({node.name, "node"});
 }
@@ -180,6 +189,7 @@ void World::schedule_crash(const FaultSpec& fault) {
     if (p.status() == ProcessStatus::crashed) return;
     tell(id, "fault", how + (fault.kind == FaultKind::crash ? " (kill -9)" : ""));
     simulator_.crash(id);
+    keys_.on_crash(id, simulator_.now());
     if (fault.duration_ms) {
       PendingRestart& pending = restarts_[id];
       pending.clock = fault.restart_clock;
@@ -314,6 +324,7 @@ ScenarioResult World::result(const RunResult& run) const {
     return sim.process(client).clock().first_true_time_reaching(kind, local, from);
   };
   result.holds = hold_intervals(history_, reach);
+  result.keys = keys_.lifetimes(sim, run.end_time);
   const MutualExclusionResult mx = check_mutual_exclusion(result.holds);
   result.mutual_exclusion = mx.verdict;
   result.violations = mx.violations;

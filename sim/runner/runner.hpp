@@ -16,6 +16,7 @@
 #include "lock_impls/lock.hpp"
 #include "sim/checkers/checkers.hpp"
 #include "sim/kernel/simulator.hpp"
+#include "sim/runner/key_tracker.hpp"
 #include "sim/runner/scenario.hpp"
 
 namespace redlock_sim {
@@ -68,7 +69,8 @@ struct ScenarioResult {
 
   // For reports.
   std::vector<ProcessInfo> processes;
-  std::vector<HoldInterval> holds;
+  std::vector<HoldInterval> holds;  // what each client believed
+  std::vector<KeyLifetime> keys;    // what each node held
   History history;
   std::vector<ResourceOp> resource_log;
   std::optional<ResourceSafetyResult> resource_detail;

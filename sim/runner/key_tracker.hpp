@@ -1,0 +1,58 @@
+// What each node *held*: the lifetime of every key on every node in true time, rebuilt from the
+// writes the node propagates (SET ... PXAT, PEXPIREAT, PERSIST, DEL) and from crashes. A key's
+// expiry is an absolute time on the node's own wall clock, so its true-time end is computed at
+// the end of the run from that clock's full history (a later clock jump moves it).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lock_impls/port/reply.hpp"
+#include "sim/kernel/simulator.hpp"
+
+namespace redlock_sim {
+
+struct KeyLifetime {
+  ProcessId node = 0;
+  std::string key;
+  std::string value;       // the lock token, for strings
+  Instant start;           // true time the key (with this value) appeared
+  Instant end;             // true time it was deleted, overwritten, lost or logically expired
+  std::string end_reason;  // deleted | overwritten | expired | crashed | run_end
+  std::optional<int64_t> expire_at_ms;  // absolute, on the node's wall clock, at the end
+};
+
+class KeyTracker {
+ public:
+  // Feeds what a node propagated at true time `now` (AOF/replication form of its writes).
+  void on_effects(ProcessId node, const std::vector<Command>& commands, Instant now);
+  void on_crash(ProcessId node, Instant now);
+  // Keys a node has after a restart that reloaded them.
+  void on_loaded(ProcessId node, const std::string& key, const std::string& value,
+                 std::optional<int64_t> expire_at_ms, Instant now);
+  std::vector<KeyLifetime> lifetimes(const Simulator& simulator, Instant run_end) const;
+
+ private:
+  struct Live {
+    std::string value;
+    Instant start;
+    std::optional<int64_t> expire_at_ms;
+  };
+  void close(ProcessId node, const std::string& key, Instant now, const char* reason);
+  void open(ProcessId node, const std::string& key, std::string value, Instant now,
+            std::optional<int64_t> expire_at_ms);
+
+  std::map<std::pair<ProcessId, std::string>, Live> live_;
+  struct Closed {
+    ProcessId node;
+    std::string key;
+    Live live;
+    Instant end;
+    std::string reason;
+  };
+  std::vector<Closed> closed_;
+};
+
+}  // namespace redlock_sim
