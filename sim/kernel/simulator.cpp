@@ -230,6 +230,7 @@ void Simulator::send(Message message) {
     stop_requested_ = true;
     in_flight_limit_hit_ = true;
   }
+  if (message_log_max_ > 0) log_message(message, route, dropped);
   if (dropped) {
     trace_.record(now_, TraceKind::message_dropped, message.from, message.to, message.id,
                   static_cast<uint64_t>(*dropped));
@@ -239,6 +240,33 @@ void Simulator::send(Message message) {
                 static_cast<uint64_t>(route.delivery.ns()));
   const uint32_t slot = allocate_message(std::move(message));
   push(Event{.time = route.delivery, .payload = slot, .kind = EventKind::deliver});
+}
+
+void Simulator::log_message(const Message& message, const Network::Route& route,
+                            std::optional<DropReason> dropped) {
+  if (message_log_.size() >= message_log_max_) return;
+  std::string text = message.is_reply ? describe(message.reply) : describe(message.command);
+  if (text.size() > 80) text = text.substr(0, 77) + "...";
+  message_log_.push_back(MessageLogEntry{.id = message.id,
+                                         .from = message.from,
+                                         .to = message.to,
+                                         .is_reply = message.is_reply,
+                                         .sent_at = now_,
+                                         .delivered_at = std::nullopt,
+                                         .dropped = dropped,
+                                         .text = std::move(text)});
+  (void)route;
+}
+
+void Simulator::log_outcome(uint64_t message_id, std::optional<DropReason> dropped) {
+  // Message ids are 1, 2, ... and every message is logged in order until the log is full.
+  if (message_id == 0 || message_id > message_log_.size()) return;
+  MessageLogEntry& entry = message_log_[message_id - 1];
+  if (dropped) {
+    entry.dropped = dropped;
+  } else {
+    entry.delivered_at = now_;
+  }
 }
 
 void Simulator::pause(ProcessId id) {
@@ -420,12 +448,14 @@ void Simulator::deliver(const Event& event) {
   if (p.status_ == ProcessStatus::crashed || p.incarnation_ != message.to_incarnation) {
     trace_.record(now_, TraceKind::message_dropped, message.from, message.to, message.id,
                   static_cast<uint64_t>(DropReason::destination_down));
+    if (message_log_max_ > 0) log_outcome(message.id, DropReason::destination_down);
     free_message(slot);
     return;
   }
   if (network_.is_cut(message.from, message.to, now_)) {
     trace_.record(now_, TraceKind::message_dropped, message.from, message.to, message.id,
                   static_cast<uint64_t>(DropReason::partition));
+    if (message_log_max_ > 0) log_outcome(message.id, DropReason::partition);
     free_message(slot);
     return;
   }

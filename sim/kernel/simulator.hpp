@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -143,6 +144,18 @@ struct RunResult {
   }
 };
 
+// One message as the network saw it, kept only when the message log is on (reports draw it).
+struct MessageLogEntry {
+  uint64_t id = 0;
+  ProcessId from = 0;
+  ProcessId to = 0;
+  bool is_reply = false;
+  Instant sent_at;
+  std::optional<Instant> delivered_at;
+  std::optional<DropReason> dropped;
+  std::string text;  // the command or reply, shortened
+};
+
 // Clock options for new processes: the default wall clock starts at 2026-01-01T00:00:00Z.
 inline constexpr int64_t default_epoch_ms = 1'767'225'600'000;
 
@@ -202,6 +215,9 @@ class Simulator {
   void stop() { stop_requested_ = true; }
 
   uint64_t events_dispatched() const { return events_; }
+  // Keeps a log of every message (for reports); off by default, it costs a string per message.
+  void enable_message_log(std::size_t entries_max) { message_log_max_ = entries_max; }
+  const std::vector<MessageLogEntry>& message_log() const { return message_log_; }
   std::size_t messages_in_flight() const { return in_flight_; }
 
  private:
@@ -230,6 +246,11 @@ class Simulator {
   std::vector<std::function<void()>> actions_;
   Network network_;
   Trace trace_;
+  std::size_t message_log_max_ = 0;
+  std::vector<MessageLogEntry> message_log_;
+  void log_message(const Message& message, const Network::Route& route,
+                   std::optional<DropReason> dropped);
+  void log_outcome(uint64_t message_id, std::optional<DropReason> dropped);
 };
 
 }  // namespace redlock_sim

@@ -24,7 +24,9 @@ class World {
                    SimulatorLimits{.events_max = scenario.limits.events_max,
                                    .duration_max = Duration::from_ms(scenario.limits.duration_ms),
                                    .messages_in_flight_max = scenario.limits.messages_in_flight_max,
-                                   .trace_records_max = options.trace_records_max}) {}
+                                   .trace_records_max = options.trace_records_max}) {
+    if (options.message_log_max > 0) simulator_.enable_message_log(options.message_log_max);
+  }
 
   std::optional<std::string> build(const LockFactory& factory);
   void schedule_faults();
@@ -349,6 +351,10 @@ ScenarioResult World::result(const RunResult& run) const {
   result.trace_digest = sim.trace().digest_hex();
   result.trace.assign(sim.trace().records().begin(), sim.trace().records().end());
   result.trace_truncated = sim.trace().truncated();
+  result.messages = sim.message_log();
+  for (std::size_t id = 0; id < sim.process_count(); ++id) {
+    result.clocks.push_back(sim.process(static_cast<ProcessId>(id)).clock());
+  }
   result.story = story_;
   result.stats = ResultStats{.events = sim.events_dispatched(),
                              .simulated_ms = run.end_time.ms_floor(),

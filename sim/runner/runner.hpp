@@ -29,6 +29,8 @@ using LockFactory = std::function<std::unique_ptr<LockClient>(const ClientSpec& 
 struct RunOptions {
   std::optional<uint64_t> seed;  // overrides the scenario's
   std::size_t trace_records_max = 1'000'000;
+  // Keep every message's text and fate for reports (costs a string per message).
+  std::size_t message_log_max = 0;
 };
 
 // One line of the story: what a process did or suffered, at a true instant, with its clocks.
@@ -77,6 +79,8 @@ struct ScenarioResult {
   LivenessResult liveness_detail;
   std::vector<StoryEvent> story;
   std::vector<TraceRecord> trace;
+  std::vector<MessageLogEntry> messages;  // when RunOptions::message_log_max > 0
+  std::vector<ProcessClock> clocks;       // each process's clocks, full history, by ProcessId
   bool trace_truncated = false;
 };
 

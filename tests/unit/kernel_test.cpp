@@ -221,6 +221,31 @@ TEST(Kernel, FanOutReturnsAtQuorum) {
   EXPECT_EQ(outcomes[4].kind, OutcomeKind::unknown);
 }
 
+// The message log keeps each message's text and fate, in send order, only when enabled.
+TEST(Kernel, MessageLogRecordsTextsAndFates) {
+  World world;
+  world.simulator.enable_message_log(100);
+  world.simulator.network().add_partition({.side_a = {world.client.id()},
+                                           .side_b = {world.server.id()},
+                                           .start = Instant::from_ms(100)});
+  Outcome first;
+  Outcome second;
+  auto body = [&]() -> Task<void> {
+    first = co_await world.client.send(0, make_command("GET", "k"), Duration::from_ms(50));
+    co_await world.client.sleep(Duration::from_ms(200));
+    second = co_await world.client.send(0, make_command("GET", "k"), Duration::from_ms(50));
+  };
+  world.client.spawn(body());
+  world.simulator.run();
+  const auto& log = world.simulator.message_log();
+  ASSERT_EQ(log.size(), 3u);  // request, reply, and the request the partition dropped
+  EXPECT_EQ(log[0].text, "GET k");
+  EXPECT_EQ(log[0].delivered_at, Instant::from_ms(1));
+  EXPECT_TRUE(log[1].is_reply);
+  EXPECT_EQ(log[1].text, "OK");
+  EXPECT_EQ(log[2].dropped, DropReason::partition);
+}
+
 // Limits end a run with a reported reason instead of hanging.
 TEST(Kernel, EventLimitIsAReportedOutcome) {
   Simulator simulator(1, SimulatorLimits{.events_max = 10});
