@@ -342,7 +342,8 @@ Builder redlock_profile(std::string name, std::string description, std::string m
                  }};
 }
 
-std::vector<Builder> profile_builders() {
+// Redlock libraries: Go, JavaScript, Python.
+std::vector<Builder> redlock_library_builders() {
   std::vector<Builder> list;
   list.push_back(
       {{"redsync-v4", LockKind::profile,
@@ -394,6 +395,12 @@ std::vector<Builder> profile_builders() {
          if (redlock.options().retry_count == 0) redlock.set_retry_count(default_retries);
          return client;
        }});
+  return list;
+}
+
+// Redlock libraries: Ruby, pottery, C++.
+std::vector<Builder> more_redlock_library_builders() {
+  std::vector<Builder> list;
   list.push_back(
       {{"redlock-rb", LockKind::profile,
         "sequential with 100 ms timeouts, validity >= 0, extend re-creates a lapsed key (#36)",
@@ -437,6 +444,12 @@ std::vector<Builder> profile_builders() {
          const Duration ttl = static_cast<RedlockClient&>(*inner).options().ttl;
          return watched(port, p, std::move(inner), profiles::redis_plus_plus_lock_watcher(ttl));
        }});
+  return list;
+}
+
+// aioredlock, Redisson and the single-node Python locks.
+std::vector<Builder> other_library_builders() {
+  std::vector<Builder> list;
   list.push_back(
       {{"aioredlock", LockKind::profile,
         "asyncio: gather waits for all nodes, SET script re-creates on extend, watchdog every 6 s",
@@ -499,6 +512,15 @@ std::vector<Builder> profile_builders() {
                     return watched(port, p, std::move(inner),
                                    profiles::python_redis_lock_renewal(expire));
                   }});
+  return list;
+}
+
+std::vector<Builder> profile_builders() {
+  std::vector<Builder> list = redlock_library_builders();
+  for (Builder& b : more_redlock_library_builders())
+    list.push_back(std::move(b));
+  for (Builder& b : other_library_builders())
+    list.push_back(std::move(b));
   return list;
 }
 

@@ -121,7 +121,5 @@ class RealPort : public Port {
   std::deque<Completion> completions_;
 };
 
-// Converts a hiredis reply tree to the port's Reply (exposed for tests).
-struct RedisReplyView;
 
 }  // namespace redlock_sim::real

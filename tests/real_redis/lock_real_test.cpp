@@ -132,6 +132,32 @@ TEST_F(RealRedisLocks, PortTimeoutsRefusalsAndParallelFanOut) {
   EXPECT_LT(elapsed, std::chrono::milliseconds(800));
 }
 
+Task<bool> hold_with_watchdog(RealPort& port, LockClient& lock, std::shared_ptr<Lease>& lease) {
+  Grant grant = co_await lock.acquire("real:watchdog");
+  if (!grant.acquired) co_return false;
+  lease = grant.lease;
+  port.spawn(lock.run_watchdog(lease));
+  co_await port.sleep(Duration::from_ms(1'000));  // more than three TTLs
+  const Outcome value =
+      co_await port.send(0, make_command("GET", "real:watchdog"), Duration::from_s(1));
+  co_await lock.release(lease);
+  co_await port.sleep(Duration::from_ms(150));  // the watchdog sees the release and ends
+  co_return value.replied() && value.reply.text == lease->value;
+}
+
+// A watchdog spawned on the real port keeps a 300 ms lock alive for a second, then stops.
+TEST_F(RealRedisLocks, WatchdogKeepsALockAliveOnRealServers) {
+  RealPort port(endpoints_of(*servers_));
+  MadeLock made = make_lock("watchdog", port,
+                            {{"nodes", "3"}, {"ttl_ms", "300"}, {"watchdog_period_ms", "100"}});
+  ASSERT_TRUE(made.client) << made.error;
+  std::shared_ptr<Lease> lease;
+  EXPECT_TRUE(port.run(hold_with_watchdog(port, *made.client, lease)));
+  ASSERT_TRUE(lease);
+  EXPECT_GE(lease->renewals, 5u);
+  EXPECT_FALSE(lease->lost);
+}
+
 struct Hold {
   int64_t start_ns;
   int64_t end_ns;
