@@ -37,9 +37,11 @@ class RedisNode : public ServerProcess {
   void on_timer(uint64_t tag) override;
   void on_crash() override;
   void on_restart() override;
+  // Starts the active-expire timer if this node expires keys and some key has a TTL (a promoted
+  // replica calls it: from then on it expires keys with its own clock, F5).
+  void arm_expire_timer();
 
  private:
-  void arm_expire_timer();
   void flush_effects();
 
   RedisEngine engine_;
