@@ -294,14 +294,12 @@ void ClusterNode::on_psync(const Message& message) {
       if (entry.start >= offset) missing.push_back(entry.command);
     }
     append_commands(reply, missing);
-    ++partial_resyncs_;
     tell("replication", "partial resync of " + replica_name + " from offset " +
                             std::to_string(offset) + " (" + std::to_string(missing.size()) +
                             " commands from the backlog)");
   } else {
     reply = make_command("FULLRESYNC", replid_, std::to_string(offset_));
     append_snapshot(reply, engine().snapshot());
-    ++full_resyncs_;
     tell("replication", "full resync of " + replica_name + ": " +
                             std::to_string(engine().key_count()) + " keys sent");
   }
@@ -327,6 +325,7 @@ void ClusterNode::on_full_resync(const Message& message) {
   backlog_bytes_ = 0;
   link_ = Link::up;
   last_master_io_ = monotonic_now();
+  ++full_resyncs_;
   tell("full-resync", "discarded " + std::to_string(before) + " keys, loaded " +
                           std::to_string(entries->size()) + " from " + name_of(message.from));
   send_ack();
@@ -352,6 +351,7 @@ void ClusterNode::on_continue(const Message& message) {
   apply_from_master(*commands);
   link_ = Link::up;
   last_master_io_ = monotonic_now();
+  ++partial_resyncs_;
   tell("partial-resync",
        std::to_string(commands->size()) + " commands from " + name_of(message.from));
   send_ack();

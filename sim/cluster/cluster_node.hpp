@@ -64,6 +64,7 @@ class ClusterNode : public RedisNode {
   std::size_t good_replicas() const;
   const Persistence& persistence() const { return persistence_; }
   int64_t replica_priority() const { return options_.replica_priority; }
+  // Resyncs this node received as a replica.
   uint64_t full_resyncs() const { return full_resyncs_; }
   uint64_t partial_resyncs() const { return partial_resyncs_; }
 
