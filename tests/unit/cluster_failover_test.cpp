@@ -1,0 +1,207 @@
+// Unit tests of the Sentinel-like failover controller (redis_lock_semantics.md section 6 item 12,
+// F13, and the catalogue's S15, S16 and S18): SDOWN/ODOWN with quorum, majority authorisation,
+// replica ranking and eligibility, +switch-master to clients, and an old master rejoining as a
+// replica with its data discarded.
+#include <gtest/gtest.h>
+
+#include "tests/unit/cluster_world.hpp"
+
+namespace redlock_sim {
+namespace {
+
+using namespace cluster_test;
+
+FailoverSpec three_sentinels(std::string master, int64_t down_after_ms = 5000) {
+  return FailoverSpec{.enabled = true,
+                      .master_name = "mymaster",
+                      .master = std::move(master),
+                      .sentinels = {"S1", "S2", "S3"},
+                      .quorum = 2,
+                      .down_after_ms = down_after_ms,
+                      .failover_delay_ms = 1000};
+}
+
+// S15: the master is killed before its SET reaches the replica (lag 100 ms); the replica is
+// promoted about 1 s after SDOWN (~5 000 ms) and B's SET NX on it succeeds at 6 100.
+TEST(ClusterFailover, MasterKilledBeforeReplicationLosesTheLock) {
+  ClusterWorld world({master_spec("M"), replica_spec("R", "M")}, three_sentinels("M"), {"A", "B"});
+  world.at(0, [&] {
+    world.simulator.network().set_link_delay(world.id("M"), world.id("R"),
+                                             DelaySpec::fixed(Duration::from_ms(100)));
+  });
+  auto a = world.send_at(0, "M", {make_command("SET", "lock", "A", "NX", "PX", "30000")}, 0);
+  world.crash_at(50, "M", FaultKind::crash);
+  auto b = world.send_at(6100, "R", {make_command("SET", "lock", "B", "NX", "PX", "30000")}, 1);
+  auto asked = world.send_at(6200, "S2",
+                             {make_command("SENTINEL", "get-master-addr-by-name", "mymaster")}, 1);
+  world.run_until(7000);
+  EXPECT_TRUE(reply_of(a).is_ok());
+  const auto sdown = world.first("+sdown");
+  const auto promoted = world.first("promoted", "R");
+  ASSERT_TRUE(sdown && promoted);
+  EXPECT_GE(*sdown, Instant::from_ms(5000));
+  EXPECT_LE(*sdown, Instant::from_ms(5100));
+  EXPECT_GE(*promoted, Instant::from_ms(6000));
+  EXPECT_LE(*promoted, Instant::from_ms(6100));
+  EXPECT_TRUE(reply_of(b).is_ok());
+  EXPECT_EQ(reply_of(asked), Reply::array({Reply::bulk("R"), Reply::bulk("6379")}));
+  const std::vector<Command>& heard = world.client(1).unsolicited;
+  ASSERT_FALSE(heard.empty());
+  EXPECT_EQ(heard.front(), make_command("+switch-master", "mymaster", "R"));
+}
+
+// S16: SET then WAIT 1 100 returns 1; the acked replica is promoted and keeps the key with its
+// absolute expiry (7.0) or the one it computed itself (6.2), so B's SET NX at 6 100 fails.
+TEST(ClusterFailover, WaitAckedReplicaPromotedKeepsTheLock) {
+  for (const auto& [version, when] : {std::pair<std::string, int64_t>{"7.0", epoch_ms + 30'001},
+                                      std::pair<std::string, int64_t>{"6.2", epoch_ms + 30'002}}) {
+    NodeSpec master = master_spec("M");
+    NodeSpec replica = replica_spec("R", "M");
+    master.redis_version = version;
+    replica.redis_version = version;
+    ClusterWorld world({master, replica}, three_sentinels("M"), {"A", "B"});
+    auto a = world.send_at(
+        0, "M",
+        {make_command("SET", "lock", "A", "NX", "PX", "30000"), make_command("WAIT", "1", "100")},
+        0);
+    world.crash_at(50, "M", FaultKind::crash);
+    auto b = world.send_at(6100, "R", {make_command("SET", "lock", "B", "NX", "PX", "30000")}, 1);
+    auto expiry = world.send_at(6200, "R", {make_command("PEXPIRETIME", "lock")}, 1);
+    world.run_until(7000);
+    ASSERT_EQ(a->size(), 2u) << version;
+    EXPECT_EQ(reply_of(a, 1), Reply::integer_reply(1)) << version;
+    EXPECT_LE(a->at(1).at, Instant::from_ms(10)) << version;
+    EXPECT_TRUE(world.first("promoted", "R")) << version;
+    EXPECT_TRUE(reply_of(b).is_nil()) << version;
+    EXPECT_EQ(reply_of(expiry), Reply::integer_reply(when)) << version;
+  }
+}
+
+// S18: the isolated old master keeps granting, the majority side promotes R2 (~6 000 ms) and B
+// locks there too; after the heal the old master becomes R2's replica and loses its writes.
+TEST(ClusterFailover, IsolatedOldMasterIsDemotedAndWipedAfterHeal) {
+  ClusterWorld world({master_spec("M1"), replica_spec("R2", "M1"), replica_spec("R3", "M1")},
+                     three_sentinels("M1"), {"A", "B"});
+  world.at(0, [&] {
+    std::vector<ProcessId> box1 = {world.id("M1"), world.id("S1"), world.client(0).id()};
+    std::vector<ProcessId> rest = {world.id("R2"), world.id("R3"), world.id("S2"), world.id("S3"),
+                                   world.client(1).id()};
+    world.simulator.network().add_partition(
+        {.side_a = box1, .side_b = rest, .end = Instant::from_ms(40'000)});
+  });
+  auto a = world.send_at(100, "M1",
+                         {make_command("SET", "lock", "A", "NX", "PX", "30000"),
+                          make_command("SET", "acknowledged-write", "1")},
+                         0);
+  auto b = world.send_at(6100, "R2", {make_command("SET", "lock", "B", "NX", "PX", "30000")}, 1);
+  auto r3_role = world.send_at(8000, "R3", {make_command("ROLE")}, 1);
+  world.run_until(50'000);
+  ASSERT_EQ(a->size(), 2u);
+  EXPECT_TRUE(reply_of(a, 0).is_ok());
+  EXPECT_TRUE(reply_of(a, 1).is_ok());
+  const auto promoted = world.first("promoted", "R2");
+  ASSERT_TRUE(promoted);
+  EXPECT_GE(*promoted, Instant::from_ms(5900));
+  EXPECT_LE(*promoted, Instant::from_ms(6200));
+  EXPECT_TRUE(reply_of(b).is_ok());  // two holders: MX violated
+  EXPECT_EQ(reply_of(r3_role).elements.at(1), Reply::bulk("R2"));
+  ClusterNode& old_master = world.node("M1");
+  EXPECT_FALSE(old_master.is_master());
+  EXPECT_EQ(old_master.master(), world.id("R2"));
+  EXPECT_EQ(old_master.engine().peek("acknowledged-write"), nullptr);
+  EXPECT_EQ(old_master.full_resyncs(), 1u);
+  EXPECT_EQ(world.sentinel("S1").current_master(), world.id("R2"));
+  EXPECT_TRUE(world.first("+convert-to-slave"));
+}
+
+// F13 ranking: priority first (0 never), then the larger replication offset, then the name.
+TEST(ClusterFailover, ReplicaRankingByPriorityThenOffsetThenName) {
+  // Priorities: R1 100, R2 10, R3 0 -> R2.
+  {
+    ClusterWorld world({master_spec("M"), replica_spec("R1", "M", 100), replica_spec("R2", "M", 10),
+                        replica_spec("R3", "M", 0)},
+                       three_sentinels("M", 1000));
+    world.crash_at(2000, "M", FaultKind::crash);
+    world.run_until(5000);
+    EXPECT_TRUE(world.node("R2").is_master());
+    EXPECT_EQ(world.node("R1").master(), world.id("R2"));
+  }
+  // Equal priorities; R1 (first by name) missed writes, so R2's larger offset wins.
+  {
+    ClusterWorld world({master_spec("M"), replica_spec("R1", "M"), replica_spec("R2", "M")},
+                       three_sentinels("M", 1000));
+    world.at(0, [&] {
+      world.simulator.network().add_partition(
+          {.side_a = {world.id("M")}, .side_b = {world.id("R1")}});
+    });
+    world.send_at(100, "M", make_command("SET", "k", "v"));
+    world.crash_at(2000, "M", FaultKind::crash);
+    world.run_until(5000);
+    EXPECT_TRUE(world.node("R2").is_master());
+  }
+  // Equal priorities and offsets: the smaller name wins.
+  {
+    ClusterWorld world({master_spec("M"), replica_spec("R2", "M"), replica_spec("R1", "M")},
+                       three_sentinels("M", 1000));
+    world.crash_at(2000, "M", FaultKind::crash);
+    world.run_until(5000);
+    EXPECT_TRUE(world.node("R1").is_master());
+  }
+}
+
+// F13 eligibility: a replica whose link to the master has been down for longer than
+// down_after_ms * 10 + the time since SDOWN is skipped even with the best priority; with no
+// eligible replica the failover is aborted.
+TEST(ClusterFailover, LongDisconnectedOrPriorityZeroReplicaIsNeverPromoted) {
+  {
+    ClusterWorld world({master_spec("M"), replica_spec("R1", "M", 1), replica_spec("R2", "M")},
+                       three_sentinels("M", 1000));
+    world.at(0, [&] {
+      world.simulator.network().add_partition(
+          {.side_a = {world.id("M")}, .side_b = {world.id("R1")}});
+    });
+    world.crash_at(75'000, "M", FaultKind::crash);  // R1's link has been down since ~60 s
+    world.run_until(79'000);
+    EXPECT_TRUE(world.node("R2").is_master());
+    EXPECT_FALSE(world.node("R1").is_master());
+  }
+  {
+    ClusterWorld world({master_spec("M"), replica_spec("R", "M", 0)}, three_sentinels("M", 1000));
+    world.crash_at(2000, "M", FaultKind::crash);
+    world.run_until(6000);
+    EXPECT_FALSE(world.node("R").is_master());
+    EXPECT_TRUE(world.first("-failover-abort-no-good-slave"));
+  }
+}
+
+// Item 12: ODOWN needs `quorum` sentinels, and the leader needs a majority of all sentinels:
+// with only two of five sentinels alive (quorum 2) the master is ODOWN but nobody is elected.
+TEST(ClusterFailover, OdownNeedsQuorumAndFailoverNeedsMajority) {
+  {
+    FailoverSpec failover = three_sentinels("M", 1000);
+    failover.quorum = 3;
+    ClusterWorld world({master_spec("M"), replica_spec("R", "M")}, failover);
+    world.crash_at(0, "S3", FaultKind::crash);
+    world.crash_at(500, "M", FaultKind::crash);
+    world.run_until(8000);
+    EXPECT_TRUE(world.first("+sdown"));
+    EXPECT_FALSE(world.first("+odown"));
+    EXPECT_FALSE(world.node("R").is_master());
+  }
+  {
+    FailoverSpec failover = three_sentinels("M", 1000);
+    failover.sentinels = {"S1", "S2", "S3", "S4", "S5"};
+    ClusterWorld world({master_spec("M"), replica_spec("R", "M")}, failover);
+    for (const char* dead : {"S3", "S4", "S5"})
+      world.crash_at(0, dead, FaultKind::crash);
+    world.crash_at(500, "M", FaultKind::crash);
+    world.run_until(15'000);
+    EXPECT_TRUE(world.first("+odown"));
+    EXPECT_TRUE(world.first("+try-failover"));
+    EXPECT_FALSE(world.first("+elected-leader"));
+    EXPECT_FALSE(world.node("R").is_master());
+  }
+}
+
+}  // namespace
+}  // namespace redlock_sim
