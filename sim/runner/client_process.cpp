@@ -22,7 +22,7 @@ void ClientProcess::set_lock(std::unique_ptr<LockClient> lock) {
 }
 
 void ClientProcess::tell(std::string kind, std::string text) {
-  services_.tell(id(), std::move(kind), std::move(text));
+  services_.tell(id(), std::move(kind), std::move(text), grant_id_);
 }
 
 void ClientProcess::start() {
@@ -63,6 +63,7 @@ bool ClientProcess::validity_passed() {
 
 Task<bool> ClientProcess::do_acquire() {
   History& history = *services_.history;
+  grant_id_ = 0;  // lines until the grant belong to no grant
   const std::size_t call = history.begin_acquire(id(), spec_.lock, simulator().now());
   Grant grant = co_await lock_->acquire(spec_.lock);
   const Instant now = simulator().now();

@@ -18,7 +18,7 @@ namespace redlock_sim {
 struct WorldServices {
   History* history = nullptr;
   // Records one line of the story.
-  std::function<void(ProcessId, std::string kind, std::string text)> tell;
+  std::function<void(ProcessId, std::string kind, std::string text, uint64_t grant_id)> tell;
   ResourceSpec resource;
   NodeId resource_endpoint = 0;     // the port endpoint of the resource service
   int64_t* oracle_token = nullptr;  // the external oracle's last token

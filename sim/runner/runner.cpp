@@ -38,7 +38,7 @@ class World {
   ProcessId id_of(const std::string& name) const { return ids_.at(name); }
   void add_node(const NodeSpec& node);
   void apply_clock(Process& process, const ClockSpec& clock);
-  void tell(ProcessId process, std::string kind, std::string text);
+  void tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id = 0);
   void schedule_fault(const FaultSpec& fault);
   void schedule_crash(const FaultSpec& fault);
   void arm_restart(ProcessId id);
@@ -66,14 +66,15 @@ class World {
   std::map<ProcessId, PendingRestart> restarts_;
 };
 
-void World::tell(ProcessId process, std::string kind, std::string text) {
+void World::tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id) {
   const Process& p = simulator_.process(process);
   story_.push_back(StoryEvent{.at = simulator_.now(),
                               .process = process,
                               .wall = p.wall_now(),
                               .monotonic = p.monotonic_now(),
                               .kind = std::move(kind),
-                              .text = std::move(text)});
+                              .text = std::move(text),
+                              .grant_id = grant_id});
 }
 
 void World::apply_clock(Process& process, const ClockSpec& clock) {
@@ -115,8 +116,8 @@ std::optional<std::string> World::build(const LockFactory& factory) {
   for (const ClientSpec& spec : scenario_.clients) {
     WorldServices services{
         .history = &history_,
-        .tell = [this](ProcessId p, std::string kind,
-                       std::string text) { tell(p, std::move(kind), std::move(text)); },
+        .tell = [this](ProcessId p, std::string kind, std::string text,
+                       uint64_t grant_id) { tell(p, std::move(kind), std::move(text), grant_id); },
         .resource = scenario_.resource,
         .resource_endpoint = static_cast<NodeId>(spec.nodes.size()),
         .oracle_token = &oracle_token_};

@@ -41,6 +41,7 @@ struct StoryEvent {
   Instant monotonic;
   std::string kind;  // grant, release, extend, read, write, fault, attempt, ...
   std::string text;
+  uint64_t grant_id = 0;  // the grant the line is about, if any
 };
 
 struct ProcessInfo {

@@ -1,0 +1,272 @@
+// `redlock-sim explore BASE.json`: swarm exploration of fault plans over many seeds, parallel
+// over seeds (each seed single-threaded and deterministic), violations grouped by signature,
+// each distinct one shrunk to a minimal scenario that `redlock-sim run` reproduces.
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "cli/command.hpp"
+#include "cli/lock_wiring.hpp"
+#include "reports/result_json.hpp"
+#include "reports/text_report.hpp"
+#include "scenarios/writer.hpp"
+#include "sim/explore/explore.hpp"
+
+namespace redlock_sim::cli {
+namespace {
+
+namespace po = boost::program_options;
+using Clock = std::chrono::steady_clock;
+
+struct Progress {
+  std::atomic<uint64_t> done{0};
+  std::atomic<uint64_t> events{0};
+  std::atomic<uint64_t> mx{0};
+  std::atomic<uint64_t> rs{0};
+  std::atomic<uint64_t> lv{0};
+};
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+std::string checker_name(const std::string& shorthand) {
+  if (shorthand == "mx" || shorthand == "mutual_exclusion") return "mutual_exclusion";
+  if (shorthand == "rs" || shorthand == "resource_safety") return "resource_safety";
+  if (shorthand == "lv" || shorthand == "liveness") return "liveness";
+  return "";
+}
+
+// Runs seeds [start, start + count) on `jobs` threads until done or out of time; returns the
+// outcomes of the longest completed prefix, so the set of seeds reported is always contiguous.
+std::vector<SeedOutcome> run_seeds(const Scenario& base, const ExploreConfig& config,
+                                   uint64_t start, uint64_t count, double time_limit_s,
+                                   unsigned jobs, bool show_progress) {
+  std::vector<SeedOutcome> outcomes(count);
+  std::vector<char> finished(count, 0);
+  std::atomic<uint64_t> next{0};
+  std::atomic<bool> stop{false};
+  Progress progress;
+  const LockFactory factory = registry_lock_factory();
+  const auto began = Clock::now();
+  auto worker = [&] {
+    while (!stop.load()) {
+      const uint64_t index = next.fetch_add(1);
+      if (index >= count) return;
+      SeedOutcome outcome = explore_seed(base, start + index, config, factory);
+      for (const std::string& c : outcome.violated) {
+        (c == "mutual_exclusion"  ? progress.mx
+         : c == "resource_safety" ? progress.rs
+                                  : progress.lv)++;
+      }
+      progress.events += outcome.events;
+      outcomes[index] = std::move(outcome);
+      finished[index] = 1;
+      progress.done++;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned j = 0; j < jobs; ++j)
+    threads.emplace_back(worker);
+  while (progress.done.load() < count) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const double elapsed = std::chrono::duration<double>(Clock::now() - began).count();
+    if (time_limit_s > 0 && elapsed >= time_limit_s) stop = true;
+    if (show_progress) {
+      std::fprintf(stderr, "\r  seeds %llu  %.1f seeds/s  violations: mx %llu, rs %llu, lv %llu   ",
+                   static_cast<unsigned long long>(progress.done.load()),
+                   progress.done.load() / std::max(elapsed, 1e-9),
+                   static_cast<unsigned long long>(progress.mx.load()),
+                   static_cast<unsigned long long>(progress.rs.load()),
+                   static_cast<unsigned long long>(progress.lv.load()));
+    }
+    if (stop) break;
+  }
+  for (std::thread& t : threads)
+    t.join();
+  if (show_progress) std::fprintf(stderr, "\n");
+  std::size_t prefix = 0;
+  while (prefix < count && finished[prefix])
+    ++prefix;
+  outcomes.resize(prefix);
+  return outcomes;
+}
+
+bool write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+struct ShrunkFinding {
+  Finding finding;
+  ShrinkResult shrunk;
+  std::size_t faults_before = 0;
+};
+
+int run_explore(const std::vector<std::string>& arguments) {
+  po::options_description options("redlock-sim explore BASE.json [options]");
+  std::string faults_flag;
+  std::string checkers_flag = "mx,rs,lv";
+  uint64_t seeds = 0;
+  uint64_t seed_start = 1;
+  double time_limit = 0;
+  unsigned jobs = 1;
+  std::string out_dir;
+  uint32_t shrink_max = 8;
+  uint32_t shrink_runs = 2000;
+  options.add_options()("help,h", "show this help")(
+      "faults", po::value<std::string>(&faults_flag),
+      "comma-separated fault classes to draw from (default: all; 'redlock-sim list' names them)")(
+      "checkers", po::value<std::string>(&checkers_flag)->default_value("mx,rs,lv"),
+      "which checkers count: mx, rs, lv")("seeds", po::value<uint64_t>(&seeds),
+                                          "number of seeds to run")(
+      "seed-start", po::value<uint64_t>(&seed_start)->default_value(1), "first seed")(
+      "time-limit", po::value<double>(&time_limit), "stop after this many seconds")(
+      "jobs,j", po::value<unsigned>(&jobs)->default_value(1), "parallel workers (over seeds)")(
+      "out", po::value<std::string>(&out_dir), "write each shrunk counterexample to DIR")(
+      "shrink-max", po::value<uint32_t>(&shrink_max)->default_value(8),
+      "shrink at most this many distinct findings")(
+      "shrink-runs", po::value<uint32_t>(&shrink_runs)->default_value(2000),
+      "run budget per shrink")("quiet,q", "no progress line (for CI)");
+  po::options_description hidden;
+  hidden.add_options()("file", po::value<std::string>());
+  po::options_description all;
+  all.add(options).add(hidden);
+  po::positional_options_description positional;
+  positional.add("file", 1);
+  po::variables_map values;
+  try {
+    po::store(po::command_line_parser(arguments).options(all).positional(positional).run(), values);
+    po::notify(values);
+  } catch (const po::error& error) {
+    return bad_input(std::string("explore: ") + error.what());
+  }
+  if (values.count("help")) {
+    std::cout << "Searches fault plans by itself: each seed turns a random subset of the fault\n"
+                 "classes on (swarm testing), runs the base scenario under them, and checks it.\n"
+                 "Each distinct violation is shrunk to a minimal scenario file.\n"
+                 "Exit 0: no violation found; 1: violations found; 2: bad input.\n\n"
+              << options << "\n";
+    return exit_ok;
+  }
+  if (!values.count("file")) return bad_input("explore: missing the BASE scenario file");
+  if (seeds == 0 && time_limit <= 0) return bad_input("explore: give --seeds N or --time-limit S");
+  if (jobs == 0 || jobs > 256) return bad_input("explore: --jobs must be in [1, 256]");
+  ExploreConfig config;
+  if (!faults_flag.empty()) {
+    config.classes.clear();
+    for (const std::string& name : split(faults_flag)) {
+      const auto fault_class = parse_fault_class(name);
+      if (!fault_class) return bad_input("explore: unknown fault class '" + name + "'");
+      config.classes.push_back(*fault_class);
+    }
+  }
+  config.checkers.clear();
+  for (const std::string& name : split(checkers_flag)) {
+    if (checker_name(name).empty()) return bad_input("explore: unknown checker '" + name + "'");
+    config.checkers.push_back(checker_name(name));
+  }
+  const std::string file = values["file"].as<std::string>();
+  Scenario base;
+  try {
+    base = parse_scenario_file(file, registry_profile_check());
+  } catch (const ScenarioError& error) {
+    std::fprintf(stderr, "redlock-sim: %s\n", error.what());
+    return exit_bad_input;
+  }
+  const bool quiet = values.count("quiet") != 0;
+  const bool show_progress = !quiet && isatty(STDERR_FILENO) != 0;
+  const uint64_t count = seeds > 0 ? seeds : 1'000'000'000ULL;
+  const auto began = Clock::now();
+  const std::vector<SeedOutcome> outcomes =
+      run_seeds(base, config, seed_start, count, time_limit, jobs, show_progress);
+  const double elapsed = std::chrono::duration<double>(Clock::now() - began).count();
+  uint64_t events = 0;
+  for (const SeedOutcome& o : outcomes)
+    events += o.events;
+  std::printf("explored %zu seeds (%llu..%llu) in %.2f s: %.1f seeds/s, %.2f M events/s\n",
+              outcomes.size(), static_cast<unsigned long long>(seed_start),
+              static_cast<unsigned long long>(seed_start + outcomes.size() - 1), elapsed,
+              outcomes.size() / std::max(elapsed, 1e-9), events / std::max(elapsed, 1e-9) / 1e6);
+
+  const std::vector<Finding> findings = collect_findings(base, outcomes);
+  if (findings.empty()) {
+    std::printf("no violation found\n");
+    return exit_ok;
+  }
+  std::printf("%zu distinct violation(s):\n", findings.size());
+  // Shrink the first findings, in parallel, keeping the output in finding order.
+  const std::size_t to_shrink = std::min<std::size_t>(findings.size(), shrink_max);
+  std::vector<ShrunkFinding> shrunk(to_shrink);
+  std::atomic<std::size_t> next{0};
+  const LockFactory factory = registry_lock_factory();
+  auto worker = [&] {
+    for (std::size_t i = next.fetch_add(1); i < to_shrink; i = next.fetch_add(1)) {
+      const Scenario failing = scenario_for_seed(base, findings[i].first_seed, config);
+      shrunk[i].finding = findings[i];
+      shrunk[i].faults_before = failing.faults.size() - base.faults.size();
+      shrunk[i].shrunk = shrink_scenario(failing, findings[i].checker, factory,
+                                         ShrinkOptions{.runs_max = shrink_runs});
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned j = 0; j < std::min<std::size_t>(jobs, to_shrink); ++j)
+    threads.emplace_back(worker);
+  for (std::thread& t : threads)
+    t.join();
+
+  if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    const Finding& f = findings[i];
+    std::printf("\n[%zu] %s\n    %llu occurrence(s), first at seed %llu\n", i + 1,
+                f.signature.c_str(), static_cast<unsigned long long>(f.occurrences),
+                static_cast<unsigned long long>(f.first_seed));
+    if (i >= to_shrink) continue;
+    ShrunkFinding& s = shrunk[i];
+    Scenario& scenario = s.shrunk.scenario;
+    scenario.name = base.name + "-" + f.checker + "-seed" + std::to_string(f.first_seed);
+    scenario.description = "Shrunk by redlock-sim explore from seed " +
+                           std::to_string(f.first_seed) + " of " + base.name + ": " + f.signature;
+    std::printf("    shrunk in %u runs: %zu -> %zu fault(s), %zu client(s), %zu node(s)%s\n",
+                s.shrunk.runs, s.faults_before, scenario.faults.size(), scenario.clients.size(),
+                scenario.nodes.size(), s.shrunk.minimal ? "" : " (run budget spent)");
+    if (out_dir.empty()) continue;
+    const std::string stem = "finding-" + std::to_string(i + 1) + "-" + f.checker;
+    const std::filesystem::path path = std::filesystem::path(out_dir) / (stem + ".json");
+    const std::string command = "redlock-sim run " + path.string();
+    bool written = write_text(path, write_scenario(scenario));
+    written = written && write_text(std::filesystem::path(out_dir) / (stem + ".result.json"),
+                                    result_json_text(s.shrunk.result));
+    written = written && write_text(std::filesystem::path(out_dir) / (stem + ".txt"),
+                                    summary_text(s.shrunk.result, scenario.description, command));
+    if (!written) {
+      std::fprintf(stderr, "redlock-sim: cannot write to %s\n", out_dir.c_str());
+      return exit_bad_input;
+    }
+    std::printf("    reproduce: %s\n", command.c_str());
+  }
+  return exit_failed;
+}
+
+const Registrar registrar({"explore",
+                           "search fault plans over many seeds; shrink each violation found",
+                           &run_explore});
+
+}  // namespace
+}  // namespace redlock_sim::cli

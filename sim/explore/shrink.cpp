@@ -1,0 +1,194 @@
+#include "sim/explore/shrink.hpp"
+
+#include <algorithm>
+
+namespace redlock_sim {
+
+Verdict verdict_of(const ScenarioResult& result, const std::string& checker) {
+  if (checker == "mutual_exclusion") return result.mutual_exclusion;
+  if (checker == "resource_safety") return result.resource_safety;
+  return result.liveness;
+}
+
+namespace {
+
+// Removes a process from a scenario: faults that name it alone go, partition sides lose it.
+void forget_process(Scenario& s, const std::string& name) {
+  std::vector<FaultSpec> kept;
+  for (FaultSpec f : s.faults) {
+    std::erase(f.side_a, name);
+    std::erase(f.side_b, name);
+    const bool empty_partition =
+        f.kind == FaultKind::partition && (f.side_a.empty() || f.side_b.empty());
+    if (empty_partition || f.target == name || f.from == name || f.to == name) continue;
+    kept.push_back(std::move(f));
+  }
+  // A heal whose partition is gone goes too.
+  std::vector<FaultSpec> healed;
+  for (const FaultSpec& f : kept) {
+    if (f.kind == FaultKind::heal) {
+      const bool partition_left = std::any_of(kept.begin(), kept.end(), [&](const FaultSpec& p) {
+        return p.kind == FaultKind::partition && p.name == f.name;
+      });
+      if (!partition_left) continue;
+    }
+    healed.push_back(f);
+  }
+  s.faults = std::move(healed);
+}
+
+void add_fault_reductions(const Scenario& s, std::vector<Scenario>& out) {
+  for (std::size_t i = 0; i < s.faults.size(); ++i) {
+    Scenario r = s;
+    const FaultSpec removed = r.faults[i];
+    r.faults.erase(r.faults.begin() + static_cast<std::ptrdiff_t>(i));
+    if (removed.kind == FaultKind::partition && !removed.name.empty()) {
+      std::erase_if(r.faults, [&](const FaultSpec& f) {
+        return f.kind == FaultKind::heal && f.name == removed.name;
+      });
+    }
+    out.push_back(std::move(r));
+  }
+}
+
+void add_client_and_node_reductions(const Scenario& s, std::vector<Scenario>& out) {
+  for (std::size_t i = 0; s.clients.size() > 1 && i < s.clients.size(); ++i) {
+    Scenario r = s;
+    const std::string name = r.clients[i].name;
+    r.clients.erase(r.clients.begin() + static_cast<std::ptrdiff_t>(i));
+    forget_process(r, name);
+    out.push_back(std::move(r));
+  }
+  for (std::size_t i = 0; s.nodes.size() > 1 && i < s.nodes.size(); ++i) {
+    const std::string name = s.nodes[i].name;
+    const bool needed = std::any_of(s.nodes.begin(), s.nodes.end(),
+                                    [&](const NodeSpec& n) { return n.replica_of == name; }) ||
+                        (s.failover.enabled && s.failover.master == name);
+    if (needed) continue;
+    Scenario r = s;
+    r.nodes.erase(r.nodes.begin() + static_cast<std::ptrdiff_t>(i));
+    bool usable = true;
+    for (ClientSpec& c : r.clients) {
+      std::erase(c.nodes, name);
+      usable = usable && !c.nodes.empty();
+    }
+    if (!usable) continue;
+    forget_process(r, name);
+    out.push_back(std::move(r));
+  }
+}
+
+void add_step_reductions(const Scenario& s, std::vector<Scenario>& out) {
+  for (std::size_t c = 0; c < s.clients.size(); ++c) {
+    const ClientSpec& client = s.clients[c];
+    for (std::size_t i = 0; client.steps.size() > 1 && i < client.steps.size(); ++i) {
+      Scenario r = s;
+      r.clients[c].steps.erase(r.clients[c].steps.begin() + static_cast<std::ptrdiff_t>(i));
+      out.push_back(std::move(r));
+    }
+    if (client.workload) {
+      const uint32_t iterations = client.workload->iterations_max;
+      if (iterations == 0 || iterations > 1) {
+        Scenario r = s;
+        r.clients[c].workload->iterations_max = iterations == 0 ? 16 : iterations / 2;
+        out.push_back(std::move(r));
+      }
+    }
+  }
+}
+
+// Smaller numbers: halve toward zero (keeping durations at least 1 ms where zero means "none").
+void add_shortening_reductions(const Scenario& s, std::vector<Scenario>& out) {
+  for (std::size_t i = 0; i < s.faults.size(); ++i) {
+    const FaultSpec& f = s.faults[i];
+    auto with = [&](auto&& change) {
+      Scenario r = s;
+      change(r.faults[i]);
+      out.push_back(std::move(r));
+    };
+    if (f.duration_ms && *f.duration_ms > 1) {
+      with([](FaultSpec& g) { g.duration_ms = *g.duration_ms / 2; });
+    }
+    if ((f.kind == FaultKind::clock_step || f.kind == FaultKind::clock_slew) &&
+        (f.delta_ms > 1 || f.delta_ms < -1)) {
+      with([](FaultSpec& g) { g.delta_ms /= 2; });
+    }
+    if (f.kind == FaultKind::clock_rate && !(f.rate == Rate::one())) {
+      // Halve the distance of the rate from one.
+      with([](FaultSpec& g) {
+        const Rate r = g.rate;
+        g.rate = Rate{r.numerator + r.denominator, 2 * r.denominator}.times(Rate::one());
+      });
+    }
+    if (f.until_ms && *f.until_ms > f.at_ms + 1) {
+      with([](FaultSpec& g) { g.until_ms = g.at_ms + (*g.until_ms - g.at_ms) / 2; });
+    }
+    if (f.at_ms > 0) {
+      with([](FaultSpec& g) {
+        const int64_t earlier = g.at_ms / 2;
+        if (g.until_ms) g.until_ms = *g.until_ms - (g.at_ms - earlier);
+        g.at_ms = earlier;
+      });
+    }
+  }
+  for (std::size_t c = 0; c < s.clients.size(); ++c) {
+    for (std::size_t i = 0; i < s.clients[c].steps.size(); ++i) {
+      const StepSpec& step = s.clients[c].steps[i];
+      if (step.at_ms && *step.at_ms > 0) {
+        Scenario r = s;
+        r.clients[c].steps[i].at_ms = *step.at_ms / 2;
+        out.push_back(std::move(r));
+      }
+      if (step.kind == StepKind::sleep && step.duration_ms > 1) {
+        Scenario r = s;
+        r.clients[c].steps[i].duration_ms = step.duration_ms / 2;
+        out.push_back(std::move(r));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Scenario> reductions_of(const Scenario& scenario) {
+  std::vector<Scenario> out;
+  add_fault_reductions(scenario, out);
+  add_client_and_node_reductions(scenario, out);
+  add_step_reductions(scenario, out);
+  add_shortening_reductions(scenario, out);
+  return out;
+}
+
+ShrinkResult shrink_scenario(const Scenario& failing, const std::string& checker,
+                             const LockFactory& factory, const ShrinkOptions& options) {
+  ShrinkResult best;
+  best.scenario = failing;
+  best.scenario.expect = Expectations{};
+  best.result = run_scenario(best.scenario, factory);
+  best.runs = 1;
+  if (verdict_of(best.result, checker) != Verdict::violated) return best;  // nothing to shrink
+  bool progressed = true;
+  while (progressed && best.runs < options.runs_max) {
+    progressed = false;
+    for (Scenario& candidate : reductions_of(best.scenario)) {
+      if (best.runs >= options.runs_max) break;
+      ScenarioResult result = run_scenario(candidate, factory);
+      ++best.runs;
+      if (verdict_of(result, checker) != Verdict::violated || result.stats.limit_hit) continue;
+      best.scenario = std::move(candidate);
+      best.result = std::move(result);
+      ++best.reductions;
+      progressed = true;
+      break;
+    }
+  }
+  best.minimal = !progressed;
+  // The shrunk file expects exactly what it shows, so `redlock-sim run` on it exits 0.
+  Expectations& expect = best.scenario.expect;
+  if (checker == "mutual_exclusion") expect.mutual_exclusion = "violated";
+  if (checker == "resource_safety") expect.resource_safety = "violated";
+  if (checker == "liveness") expect.liveness = "violated";
+  return best;
+}
+
+}  // namespace redlock_sim
