@@ -4,12 +4,15 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 
 #include "cli/command.hpp"
 #include "cli/lock_wiring.hpp"
+#include "reports/html_report.hpp"
 #include "reports/result_json.hpp"
 #include "reports/text_report.hpp"
+#include "reports/trace_json.hpp"
 
 namespace redlock_sim::cli {
 namespace {
@@ -27,7 +30,9 @@ int run_run(const std::vector<std::string>& arguments) {
   options.add_options()("help,h", "show this help")("seed", po::value<uint64_t>(),
                                                     "root seed (default: the scenario's)")(
       "json", po::value<std::string>(), "write the JSON result to PATH ('-': standard output)")(
-      "timeline", "print the whole run as a text timeline in true time");
+      "timeline", "print the whole run as a text timeline in true time")(
+      "html", po::value<std::string>(), "write a self-contained HTML report to PATH")(
+      "trace", po::value<std::string>(), "write every event of the run as JSON to PATH");
   po::options_description hidden;
   hidden.add_options()("file", po::value<std::string>());
   po::options_description all;
@@ -58,6 +63,8 @@ int run_run(const std::vector<std::string>& arguments) {
   }
   RunOptions run_options;
   if (values.count("seed")) run_options.seed = values["seed"].as<uint64_t>();
+  // The HTML report draws messages and the trace export lists them: keep their text and fate.
+  if (values.count("html") || values.count("trace")) run_options.message_log_max = 200'000;
   const ScenarioResult result = run_scenario(scenario, registry_lock_factory(), run_options);
 
   const bool json_to_stdout = values.count("json") && values["json"].as<std::string>() == "-";
@@ -71,6 +78,16 @@ int run_run(const std::vector<std::string>& arguments) {
       return exit_bad_input;
     }
   }
+  const auto write_report = [&](const char* flag, const std::function<std::string()>& render) {
+    if (!values.count(flag)) return true;
+    const std::string path = values[flag].as<std::string>();
+    if (write_file(path, render())) return true;
+    std::fprintf(stderr, "redlock-sim: cannot write %s\n", path.c_str());
+    return false;
+  };
+  if (!write_report("html", [&] { return html_report(result, scenario); }) ||
+      !write_report("trace", [&] { return trace_json_text(result); }))
+    return exit_bad_input;
   // With the JSON on standard output, the people's report goes to standard error.
   std::FILE* people = json_to_stdout ? stderr : stdout;
   const std::string command = "redlock-sim run " + file + " --seed " + std::to_string(result.seed);

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <set>
 
+#include "reports/story.hpp"
 #include "sim/kernel/simulator.hpp"
 
 namespace redlock_sim {
@@ -47,17 +47,9 @@ std::string story_line(const ScenarioResult& result, const StoryEvent& e, std::s
 // The story of the first violation: the grants involved, the faults before it, the outcome.
 std::string violation_story(const ScenarioResult& result, const Violation& v) {
   const std::size_t width = name_width(result);
-  std::set<uint64_t> grants(v.grants.begin(), v.grants.end());
-  std::set<ProcessId> clients(v.clients.begin(), v.clients.end());
   std::string out;
-  for (const StoryEvent& e : result.story) {
-    if (e.at > v.end) break;
-    const bool fault = e.kind == "fault";
-    const bool grant_line = e.kind == "grant" && clients.count(e.process) != 0;
-    const bool involved_write =
-        (e.kind == "write" || e.kind == "lost") && clients.count(e.process) != 0;
-    if (fault || grant_line || involved_write) out += story_line(result, e, width);
-  }
+  for (const StoryEvent* e : violation_story_events(result, v))
+    out += story_line(result, *e, width);
   return out;
 }
 

@@ -1,0 +1,16 @@
+// The run as data for other tools (`redlock-sim run FILE --trace PATH`): every trace record with
+// its kind and process names and its fields decoded, every logged message with its text and
+// fate, the story, the holds, key lifetimes, grants, resource operations and violations.
+// docs/reports.md documents the format.
+#pragma once
+
+#include <string>
+
+#include "sim/runner/runner.hpp"
+
+namespace redlock_sim {
+
+// One JSON document; arrays hold one element per line so that two exports diff line by line.
+std::string trace_json_text(const ScenarioResult& result);
+
+}  // namespace redlock_sim
