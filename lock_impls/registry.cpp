@@ -126,7 +126,7 @@ std::vector<LockOverride> redlock_keys() {
           o_retry_count, o_delay, o_jitter, o_drift_ppm, o_drift_ms, o_extend_quorum};
 }
 std::vector<LockOverride> single_keys() {
-  return {o_ttl, o_clock, o_timeout, o_retry_count, o_delay, o_jitter};
+  return {o_ttl, o_clock, o_timeout, o_retry_count, o_delay, o_jitter, o_drift_ppm, o_drift_ms};
 }
 std::vector<LockOverride> plus(std::vector<LockOverride> keys, std::vector<LockOverride> more) {
   keys.insert(keys.end(), more.begin(), more.end());
@@ -163,6 +163,9 @@ void apply_single(ParamReader& p, SingleInstanceOptions& o) {
   o.retry_count = static_cast<int32_t>(p.integer("retry_count", o.retry_count));
   o.retry_delay.min_ms = p.integer("retry_delay_ms_min", o.retry_delay.min_ms);
   o.retry_delay.jitter_ms = p.integer("retry_jitter_ms", o.retry_delay.jitter_ms);
+  // The Redis docs apply no drift to one instance; the catalogue's convention does (S15, S22).
+  o.drift.ppm = p.integer("drift_ppm", o.drift.ppm);
+  o.drift.constant_ms = p.integer("drift_constant_ms", o.drift.constant_ms);
 }
 
 void apply_hash(ParamReader& p, HashLockOptions& o) {

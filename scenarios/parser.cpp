@@ -593,8 +593,13 @@ void check_references(const Scenario& s, const std::string& file, const ProfileC
     const std::string at = "$.clients[" + std::to_string(i) + "]";
     if (c.nodes.empty())
       throw ScenarioError(file, at + ".nodes", "expected at least one node name");
-    for (std::size_t n = 0; n < c.nodes.size(); ++n)
+    for (std::size_t n = 0; n < c.nodes.size(); ++n) {
+      // With failover on, a client may name the group and follow its master.
+      if (s.failover.enabled && c.nodes[n] == s.failover.master_name) continue;
+      // "counter": the external linearizable counter service (fencing tokens), created on use.
+      if (c.nodes[n] == "counter" && node_names.count("counter") == 0) continue;
       node_ref(c.nodes[n], at + ".nodes[" + std::to_string(n) + "]");
+    }
     if (check) {
       if (auto error = check(c)) throw ScenarioError(file, at + ".profile", *error);
     }

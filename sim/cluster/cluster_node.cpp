@@ -118,6 +118,7 @@ std::size_t ClusterNode::good_replicas() const {
 // ---- propagation: AOF and the replication stream ----
 
 void ClusterNode::on_effects(std::vector<Propagated>& effects) {
+  if (effects_observer_) effects_observer_(*this, effects);
   std::vector<Command> to_replicas;
   for (Propagated& effect : effects) {
     if (effect.target != PropagationTarget::replicas) persistence_.append(effect.command);

@@ -46,6 +46,11 @@ class ClusterNode : public RedisNode {
   // REPLICAOF names masters by process name; the Cluster resolves them.
   void set_resolver(Resolver resolver) { resolver_ = std::move(resolver); }
   void set_observer(Observer observer) { observer_ = std::move(observer); }
+  // Sees every write this node makes (client commands, the replication stream it applies, its
+  // own expiries) before persistence and replication consume them: reports rebuild key
+  // lifetimes from it.
+  using EffectsObserver = std::function<void(ClusterNode&, const std::vector<Propagated>&)>;
+  void set_effects_observer(EffectsObserver observer) { effects_observer_ = std::move(observer); }
   // Before the run: make this node a replica of `master`, already in sync (both start empty).
   void attach_in_sync(ClusterNode& master);
   // Arms the once-a-second cron and the RDB timer; the Cluster calls it at time zero.
@@ -137,6 +142,7 @@ class ClusterNode : public RedisNode {
   Persistence persistence_;
   Resolver resolver_;
   Observer observer_;
+  EffectsObserver effects_observer_;
 
   // Replication, both roles. On a replica replid_/offset_ are the master's stream position.
   std::string replid_;

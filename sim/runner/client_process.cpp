@@ -47,6 +47,20 @@ void ClientProcess::on_restart() {
   if (spec_.workload) spawn(run_workload());
 }
 
+void ClientProcess::on_unsolicited(Message& message) {
+  // A sentinel's "+switch-master <group> <node>": requests for the group go to the new master.
+  const Command& argv = message.command;
+  if (argv.size() != 3 || argv[0] != "+switch-master" || argv[1] != services_.master_name) return;
+  const std::optional<ProcessId> master = services_.resolve(argv[2]);
+  if (!master) return;
+  std::vector<ProcessId> endpoints = this->endpoints();
+  for (std::size_t i = 0; i < spec_.nodes.size(); ++i) {
+    if (spec_.nodes[i] == services_.master_name) endpoints[i] = *master;
+  }
+  set_endpoints(std::move(endpoints));
+  tell("failover", "learns the master of " + argv[1] + " is now " + argv[2]);
+}
+
 Task<void> ClientProcess::wait_for_true_time(Instant at) {
   const Instant now = simulator().now();
   if (at <= now) co_return;

@@ -3,6 +3,7 @@
 // (grants, releases, extensions, acknowledged writes) for the checkers.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,9 @@ struct WorldServices {
   ResourceSpec resource;
   NodeId resource_endpoint = 0;     // the port endpoint of the resource service
   int64_t* oracle_token = nullptr;  // the external oracle's last token
+  // Failover: the group name clients may list as a node, and process names -> ids.
+  std::string master_name;
+  std::function<std::optional<ProcessId>(const std::string&)> resolve;
 };
 
 class ClientProcess : public TaskProcess {
@@ -36,6 +40,7 @@ class ClientProcess : public TaskProcess {
  protected:
   void on_crash() override;
   void on_restart() override;
+  void on_unsolicited(Message& message) override;
 
  private:
   Task<void> run_steps();

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/cluster/cluster.hpp"
 #include "sim/kernel/assert.hpp"
-#include "sim/redis/node.hpp"
 #include "sim/resource/resource.hpp"
 #include "sim/runner/client_process.hpp"
 
@@ -36,7 +36,8 @@ class World {
 
  private:
   ProcessId id_of(const std::string& name) const { return ids_.at(name); }
-  void add_node(const NodeSpec& node);
+  void build_cluster();
+  void reload_keys(ProcessId node);
   void apply_clock(Process& process, const ClockSpec& clock);
   void tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id = 0);
   void schedule_fault(const FaultSpec& fault);
@@ -46,6 +47,7 @@ class World {
 
   const Scenario& scenario_;
   Simulator simulator_;
+  std::unique_ptr<Cluster> cluster_;
   History history_;
   std::vector<StoryEvent> story_;
   std::map<std::string, ProcessId> ids_;
@@ -85,25 +87,57 @@ void World::apply_clock(Process& process, const ClockSpec& clock) {
                             .rate = clock.rate});
 }
 
-void World::add_node(const NodeSpec& node) {
-  auto& process = simulator_.add_process<RedisNode>(
-      node.name, EngineOptions{.version = node.redis_version, .replica = node.role == "replica"});
-  apply_clock(process, node.clock);
-  process.set_propagation_sink([this](RedisNode& n, std::vector<Propagated>& effects) {
-    std::vector<Command> commands;
-    for (const Propagated& effect : effects) {
-      // The absolute form (what the AOF gets) says what the node itself now holds.
-      if (effect.target != PropagationTarget::replicas) commands.push_back(effect.command);
+void World::reload_keys(ProcessId node) {
+  // A restart or a full resync replaced the node's data wholesale: what it holds now is its
+  // keyspace, read directly.
+  keys_.on_crash(node, simulator_.now());
+  for (const SnapshotEntry& entry : cluster_->node(node).engine().snapshot()) {
+    std::optional<int64_t> when;
+    if (entry.value.expire_at_ms != no_expiry_ms) when = entry.value.expire_at_ms;
+    keys_.on_loaded(node, entry.key, entry.value.string, when, simulator_.now());
+  }
+}
+
+void World::build_cluster() {
+  // Nodes first, then sentinels, with ids 0, 1, ... in that order (the Cluster's contract).
+  cluster_ = std::make_unique<Cluster>(simulator_, scenario_.nodes, scenario_.failover);
+  for (ProcessId id : cluster_->node_ids()) {
+    const std::string& name = simulator_.process(id).name();
+    SIM_ASSERT_EQ(id, infos_.size());
+    ids_[name] = id;
+    infos_.push_back({name, "node"});
+    cluster_->node(id).set_effects_observer(
+        [this](ClusterNode& n, const std::vector<Propagated>& effects) {
+          std::vector<Command> commands;
+          for (const Propagated& effect : effects) {
+            // The absolute form (what the AOF gets) says what the node itself now holds.
+            if (effect.target != PropagationTarget::replicas) commands.push_back(effect.command);
+          }
+          keys_.on_effects(n.id(), commands, simulator_.now());
+        });
+  }
+  for (ProcessId id : cluster_->sentinel_ids()) {
+    const std::string& name = simulator_.process(id).name();
+    SIM_ASSERT_EQ(id, infos_.size());
+    ids_[name] = id;
+    infos_.push_back({name, "sentinel"});
+  }
+  cluster_->set_observer([this](ProcessId process, std::string kind, std::string text) {
+    if (kind == "restart" || kind == "full-resync") reload_keys(process);
+    if (kind == "restart" && text.find(" lost)") != std::string::npos &&
+        text.find(", 0 lost)") == std::string::npos) {
+      history_.probe("key_lost_on_restart");
     }
-    keys_.on_effects(n.id(), commands, simulator_.now());
+    if (kind == "promoted") history_.probe("failover");
+    // Failovers and restarts explain violations: they are told like faults.
+    const bool fault_like = kind == "promoted" || kind == "+switch-master" || kind == "restart" ||
+                            kind == "+odown" || kind == "replicaof";
+    tell(process, fault_like ? "fault" : "cluster", kind + ": " + text);
   });
-  ids_[node.name] = process.id();
-  infos_.push_back({node.name, "node"});
 }
 
 std::optional<std::string> World::build(const LockFactory& factory) {
-  for (const NodeSpec& node : scenario_.nodes)
-    add_node(node);
+  build_cluster();
   if (scenario_.resource.enabled) {
     resource_ = &simulator_.add_process<ResourceProcess>(
         scenario_.resource.name,
@@ -113,6 +147,16 @@ std::optional<std::string> World::build(const LockFactory& factory) {
     infos_.push_back({scenario_.resource.name, "resource"});
   }
   oracle_token_ = scenario_.resource.token_start;
+  // The external counter (what ZooKeeper or etcd would give), for fenced locks that name it.
+  const bool wants_counter =
+      std::any_of(scenario_.clients.begin(), scenario_.clients.end(), [](const ClientSpec& c) {
+        return std::find(c.nodes.begin(), c.nodes.end(), "counter") != c.nodes.end();
+      });
+  if (wants_counter && ids_.count("counter") == 0) {
+    auto& counter = simulator_.add_process<CounterService>("counter");
+    ids_["counter"] = counter.id();
+    infos_.push_back({"counter", "counter"});
+  }
   for (const ClientSpec& spec : scenario_.clients) {
     WorldServices services{
         .history = &history_,
@@ -121,8 +165,15 @@ std::optional<std::string> World::build(const LockFactory& factory) {
         .resource = scenario_.resource,
         .resource_endpoint = static_cast<NodeId>(spec.nodes.size()),
         .oracle_token = &oracle_token_};
+    services.resolve = [this](const std::string& name) -> std::optional<ProcessId> {
+      auto it = ids_.find(name);
+      if (it == ids_.end()) return std::nullopt;
+      return it->second;
+    };
+    services.master_name = scenario_.failover.enabled ? scenario_.failover.master_name : "";
     auto& client = simulator_.add_process<ClientProcess>(spec.name, spec, std::move(services));
     apply_clock(client, spec.clock);
+    if (scenario_.failover.enabled) cluster_->subscribe_client(client.id());
     std::vector<ProcessId> endpoints = ids_of(spec.nodes);
     if (resource_ != nullptr) endpoints.push_back(resource_->id());
     client.set_endpoints(std::move(endpoints));
@@ -153,8 +204,12 @@ std::optional<std::string> World::build(const LockFactory& factory) {
 
 std::vector<ProcessId> World::ids_of(const std::vector<std::string>& names) const {
   std::vector<ProcessId> out;
-  for (const std::string& name : names)
-    out.push_back(id_of(name));
+  for (const std::string& name : names) {
+    // A client may name the failover group: it starts at the initial master and follows
+    // +switch-master from there.
+    const bool group = scenario_.failover.enabled && name == scenario_.failover.master_name;
+    out.push_back(id_of(group ? scenario_.failover.master : name));
+  }
   return out;
 }
 
@@ -191,7 +246,11 @@ void World::schedule_crash(const FaultSpec& fault) {
     Process& p = simulator_.process(id);
     if (p.status() == ProcessStatus::crashed) return;
     tell(id, "fault", how + (fault.kind == FaultKind::crash ? " (kill -9)" : ""));
-    simulator_.crash(id);
+    if (cluster_->is_node(id) || cluster_->is_sentinel(id)) {
+      cluster_->crash(id, fault.kind);
+    } else {
+      simulator_.crash(id);
+    }
     keys_.on_crash(id, simulator_.now());
     if (fault.duration_ms) {
       PendingRestart& pending = restarts_[id];

@@ -1,0 +1,25 @@
+// The registry-backed lock factory for tests that run scenarios (the CLI has its own copy in
+// cli/lock_wiring.cpp; tests cannot link the CLI).
+#pragma once
+
+#include "lock_impls/registry.hpp"
+#include "sim/runner/runner.hpp"
+
+namespace redlock_sim::testing {
+
+inline LockFactory registry_factory() {
+  return [](const ClientSpec& client, Port& port, std::string& error) {
+    LockParams params(client.params.begin(), client.params.end());
+    const LockEntry* entry = find_lock_entry(client.profile);
+    if (entry != nullptr) {
+      for (const LockOverride& o : entry->overrides) {
+        if (o.key == "nodes") params.emplace("nodes", std::to_string(client.nodes.size()));
+      }
+    }
+    MadeLock made = make_lock(client.profile, port, params);
+    error = made.error;
+    return std::move(made.client);
+  };
+}
+
+}  // namespace redlock_sim::testing

@@ -1,0 +1,104 @@
+// Swarm plans and the shrinker: streams per class, determinism, minimal counterexamples that
+// reproduce.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "scenarios/parser.hpp"
+#include "scenarios/writer.hpp"
+#include "sim/explore/explore.hpp"
+#include "tests/support/lock_factory.hpp"
+
+namespace redlock_sim {
+namespace {
+
+Scenario load(const std::string& name) {
+  return parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/" + name + ".json");
+}
+
+std::vector<FaultSpec> faults_of(const FaultPlan& plan, FaultClass fault_class) {
+  std::vector<FaultSpec> out;
+  for (std::size_t i = 0; i < plan.faults.size(); ++i) {
+    if (plan.fault_classes[i] == fault_class) out.push_back(plan.faults[i]);
+  }
+  return out;
+}
+
+std::string text_of(const std::vector<FaultSpec>& faults) {
+  Scenario s = load("redlock-workload");
+  s.faults = faults;
+  return write_scenario(s);
+}
+
+// Adding a fault class does not change what the other classes draw for the same seed.
+TEST(Explore, AddingAClassLeavesOtherClassesAlone) {
+  const Scenario base = load("redlock-workload");
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    const FaultPlan two = draw_fault_plan(
+        base, seed, {FaultClass::client_pause, FaultClass::partition}, ExploreBounds{});
+    const FaultPlan three = draw_fault_plan(
+        base, seed, {FaultClass::client_pause, FaultClass::partition, FaultClass::node_clock_step},
+        ExploreBounds{});
+    for (FaultClass c : {FaultClass::client_pause, FaultClass::partition}) {
+      EXPECT_EQ(text_of(faults_of(two, c)), text_of(faults_of(three, c))) << "seed " << seed;
+    }
+  }
+}
+
+// The same seed draws the same plan; different seeds draw different plans.
+TEST(Explore, PlansAreDeterministic) {
+  const Scenario base = load("redlock-workload");
+  std::set<std::string> distinct;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    const FaultPlan a = draw_fault_plan(base, seed, all_fault_classes(), ExploreBounds{});
+    const FaultPlan b = draw_fault_plan(base, seed, all_fault_classes(), ExploreBounds{});
+    EXPECT_EQ(text_of(a.faults), text_of(b.faults));
+    distinct.insert(text_of(a.faults));
+  }
+  EXPECT_GT(distinct.size(), 25u);
+}
+
+// Drawn faults stay inside the run and inside the bounds.
+TEST(Explore, PlansRespectBounds) {
+  const Scenario base = load("redlock-workload");
+  ExploreBounds bounds;
+  bounds.faults_per_class_max = 1;
+  bounds.pause_ms_max = 300;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    const FaultPlan plan = draw_fault_plan(base, seed, all_fault_classes(), bounds);
+    EXPECT_LE(plan.faults.size(), all_fault_classes().size());
+    for (const FaultSpec& f : plan.faults) {
+      EXPECT_LT(f.at_ms, base.limits.duration_ms);
+      if (f.kind == FaultKind::pause) {
+        EXPECT_LE(*f.duration_ms, 300);
+      }
+    }
+  }
+}
+
+// The GC-pause counterexample shrinks to one pause; the written file reproduces the run exactly.
+TEST(Explore, ShrinksToAMinimalReproducibleScenario) {
+  Scenario failing = load("gc-pause-after-acquire");
+  // Noise the shrinker must remove: an irrelevant clock step and a third client.
+  failing.faults.push_back(FaultSpec{.kind = FaultKind::clock_step, .at_ms = 50, .target = "N4",
+                                     .delta_ms = 3});
+  const ShrinkResult shrunk =
+      shrink_scenario(failing, "resource_safety", testing::registry_factory());
+  EXPECT_TRUE(shrunk.minimal);
+  EXPECT_EQ(shrunk.result.resource_safety, Verdict::violated);
+  ASSERT_EQ(shrunk.scenario.faults.size(), 1u);
+  EXPECT_EQ(shrunk.scenario.faults[0].kind, FaultKind::pause);
+  EXPECT_LT(shrunk.scenario.nodes.size(), failing.nodes.size());
+  // No single further reduction keeps the violation.
+  for (const Scenario& smaller : reductions_of(shrunk.scenario)) {
+    EXPECT_NE(run_scenario(smaller, testing::registry_factory()).resource_safety,
+              Verdict::violated);
+  }
+  const Scenario reparsed = parse_scenario_text(write_scenario(shrunk.scenario), "shrunk");
+  const ScenarioResult again = run_scenario(reparsed, testing::registry_factory());
+  EXPECT_EQ(again.trace_digest, shrunk.result.trace_digest);
+  EXPECT_TRUE(again.expectations_met);
+}
+
+}  // namespace
+}  // namespace redlock_sim
