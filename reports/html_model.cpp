@@ -164,6 +164,33 @@ std::string joined_names(const std::vector<std::string>& names) {
   return out;
 }
 
+// The trace keeps its first records only (RunOptions::trace_records_max): faults after its end
+// are drawn from the scenario instead.
+void add_faults_past_the_trace(Model& model, const std::map<std::string, ProcessId>& id_of) {
+  const ScenarioResult& result = *model.result;
+  if (!result.trace_truncated || result.trace.empty()) return;
+  const int64_t trace_end_us = result.trace.back().time_ns / 1'000;
+  for (const FaultSpec& fault : model.scenario->faults) {
+    const int64_t at = fault.at_ms * 1'000;
+    if (at <= trace_end_us || !id_of.count(fault.target)) continue;
+    const ProcessId p = id_of.at(fault.target);
+    const std::string delta = (fault.delta_ms >= 0 ? "+" : "") + std::to_string(fault.delta_ms);
+    if (fault.kind == FaultKind::clock_step) {
+      model.marks.push_back(
+          {p, at, "clock-step", "wall " + delta + " ms", "wall clock stepped " + delta + " ms"});
+    } else if (fault.kind == FaultKind::clock_rate || fault.kind == FaultKind::clock_slew ||
+               fault.kind == FaultKind::clock_offset) {
+      model.marks.push_back({p, at, "clock-rate", fault_kind_name(fault.kind),
+                             std::string(fault_kind_name(fault.kind)) + " (from the scenario)"});
+    } else if (fault.kind == FaultKind::pause && fault.duration_ms) {
+      model.pauses.push_back({p, at, std::min(at + *fault.duration_ms * 1'000, model.run_end_us)});
+    } else if (fault.kind == FaultKind::crash || fault.kind == FaultKind::power_loss ||
+               fault.kind == FaultKind::shutdown) {
+      model.marks.push_back({p, at, "crash", "crash", fault_kind_name(fault.kind)});
+    }
+  }
+}
+
 // Partitions and held messages come from the scenario: the result does not carry them.
 void collect_scenario_faults(Model& model, const std::map<std::string, ProcessId>& id_of) {
   for (const FaultSpec& fault : model.scenario->faults) {
@@ -197,6 +224,7 @@ void collect_scenario_faults(Model& model, const std::map<std::string, ProcessId
       band(fault.side_b, "cut off from " + joined_names(fault.side_a));
     }
   }
+  add_faults_past_the_trace(model, id_of);
   std::stable_sort(model.marks.begin(), model.marks.end(),
                    [](const Mark& a, const Mark& b) { return a.at_us < b.at_us; });
 }

@@ -70,8 +70,17 @@ std::string keys_at(const html::Model& model, Instant at) {
 std::string violation_paragraph(const html::Model& model, const Violation& v) {
   const ScenarioResult& result = *model.result;
   std::string out;
-  for (const StoryEvent* e : violation_story_events(result, v, true))
-    out += escape(sentence(result, *e)) + " ";
+  // In a long run the involved clients did much before: tell what happened in the window, and
+  // at most the last few lines of it.
+  constexpr std::size_t sentences_max = 8;
+  std::vector<const StoryEvent*> events;
+  for (const StoryEvent* e : violation_story_events(result, v, true)) {
+    if (us_of(e->at) >= model.window_start_us) events.push_back(e);
+  }
+  const std::size_t first = events.size() > sentences_max ? events.size() - sentences_max : 0;
+  if (first > 0) out += "(" + std::to_string(first) + " earlier lines, in the timeline.) ";
+  for (std::size_t i = first; i < events.size(); ++i)
+    out += escape(sentence(result, *events[i])) + " ";
   if (v.kind == "overlap") {
     std::string names;
     for (std::size_t i = 0; i < v.clients.size(); ++i)

@@ -20,12 +20,12 @@ namespace redlock_sim {
 struct HtmlOptions {
   // Drawing budgets: a long run has more events than a page can carry (and a person can see).
   // Items in the default (interesting) window are drawn first; the page says what was left out.
-  std::size_t holds_drawn_max = 3'000;
-  std::size_t keys_drawn_max = 6'000;
-  std::size_t events_drawn_max = 4'000;
+  std::size_t holds_drawn_max = 1'500;
+  std::size_t keys_drawn_max = 3'000;
+  std::size_t events_drawn_max = 2'000;
   std::size_t messages_drawn_max = 1'500;
-  std::size_t resource_ops_drawn_max = 3'000;
-  std::size_t steps_max = 3'000;
+  std::size_t resource_ops_drawn_max = 1'500;
+  std::size_t steps_max = 2'000;
 };
 
 // The whole page. `scenario` gives what the result does not carry: partitions, held messages and

@@ -208,6 +208,18 @@ std::string holds(const Model& model) {
   return out + "</g>";
 }
 
+// A clock step that makes a node drop a key at once says so: that is the whole story of a jump.
+std::string mark_label(const Model& model, const Mark& m) {
+  if (m.kind != "clock-step") return m.label;
+  for (const KeyLifetime& k : model.result->keys) {
+    if (k.node != m.process || k.end_reason != "expired" || us_of(k.end) != m.at_us) continue;
+    const auto owner = model.owner_of_token.find(k.value);
+    if (owner == model.owner_of_token.end()) return m.label + ": its key expires";
+    return m.label + ": " + name_of(model, owner->second) + "'s key expires";
+  }
+  return m.label;
+}
+
 std::string mark(const Model& model, const Mark& m) {
   const double y = model.lane_y(m.process);
   const double x = model.x_of(m.at_us);
@@ -229,8 +241,8 @@ std::string mark(const Model& model, const Mark& m) {
   return "<g class=\"fault mark mark-" + m.kind + "\"" +
          attr("data-process", name_of(model, m.process)) + attr("data-info", m.info) +
          time_at(m.at_us) + " transform=\"translate(" + coordinate(x) + ",0)\">" + shape +
-         "<text class=\"mark-label\" x=\"6\"" + num("y", y + 10) + ">" + escape(m.label) +
-         "</text></g>";
+         "<text class=\"mark-label\" x=\"6\"" + num("y", y + 10) + ">" +
+         escape(mark_label(model, m)) + "</text></g>";
 }
 
 std::string events(const Model& model) {

@@ -14,6 +14,7 @@ required_packages=(
   libboost-program-options-dev librapidcheck-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev liblua5.1-0-dev libhiredis-dev libbenchmark-dev
   redis-server redis-tools
+  chromium
 )
 
 install_dependencies() {
@@ -29,6 +30,22 @@ install_dependencies() {
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     "${missing[@]}" >/dev/null
+}
+
+# The browser test drives Debian's chromium through playwright-core (from npm, pinned by
+# tests/browser/package-lock.json; it never downloads a browser). Installs node and npm only when
+# the machine has none, and runs npm ci only when the module is missing.
+install_browser_test_dependencies() {
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      nodejs npm >/dev/null
+  fi
+  if [ ! -d "$repo_root/tests/browser/node_modules/playwright-core" ]; then
+    echo "== installing playwright-core (npm ci in tests/browser)"
+    (cd "$repo_root/tests/browser" &&
+      PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent)
+  fi
 }
 
 configure_and_build() {

@@ -1,0 +1,148 @@
+// Proves that the HTML reports work in a real browser: three scenarios' reports open in headless
+// Debian chromium without console errors, draw the right number of lanes, hold bars, key-lifetime
+// bars, fault marks and violation highlights (counted independently from the --trace export),
+// answer hover and step-through, and are saved as screenshots.
+//
+// Usage: node report_test.js REDLOCK_SIM SOURCE_DIR OUT_DIR
+'use strict';
+const { chromium } = require('playwright-core');
+const { execFileSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const assert = require('assert');
+
+const [redlockSim, sourceDir, outDir] = process.argv.slice(2);
+fs.mkdirSync(outDir, { recursive: true });
+
+// What each scenario must show besides what the trace export says (faults are in the scenario).
+const cases = [
+  { scenario: 'kleppmann-clock-jump', marks: { 'clock-step': 1 }, partitions: 6, pauses: 0,
+    overlaps: 1, staleAccepted: 0, staleRejected: 0, bothHoldAtUs: 3000000 },
+  { scenario: 'kleppmann-clock-jump-fenced', marks: { 'clock-step': 1 }, partitions: 6, pauses: 0,
+    overlaps: 1, staleAccepted: 0, staleRejected: 1, bothHoldAtUs: 3000000 },
+  { scenario: 'gc-pause-after-acquire', marks: {}, partitions: 0, pauses: 1,
+    overlaps: 0, staleAccepted: 1, staleRejected: 0, bothHoldAtUs: null },
+];
+
+function render(name) {
+  const html = path.join(outDir, name + '.html');
+  const trace = path.join(outDir, name + '.trace.json');
+  try {
+    execFileSync(redlockSim, ['run', path.join(sourceDir, 'scenarios', name + '.json'),
+      '--html', html, '--trace', trace], { stdio: 'pipe' });
+  } catch (error) {
+    if (error.status !== 1) throw error;  // 1: a violation the scenario expects or not; still drawn
+  }
+  return { html, trace: JSON.parse(fs.readFileSync(trace, 'utf8')) };
+}
+
+async function count(page, selector) {
+  return page.locator(selector).count();
+}
+
+async function checkStructure(page, c, trace) {
+  const lockKeys = trace.keys.filter((k) => k.key === 'lock');
+  assert.strictEqual(await count(page, '#lanes g.lane'), trace.processes.length, 'lanes');
+  for (const p of trace.processes) {
+    assert.strictEqual(await count(page, `#lanes g.lane[data-process="${p.name}"]`), 1, 'lane ' + p.name);
+  }
+  assert.strictEqual(await count(page, '#holds g.hold'), trace.holds.length, 'hold bars');
+  assert.ok(trace.holds.length >= 2, 'at least two holds');
+  assert.strictEqual(await count(page, '#keys g.key'), lockKeys.length, 'key-lifetime bars');
+  for (const [kind, n] of Object.entries(c.marks)) {
+    assert.strictEqual(await count(page, `#marks g.mark-${kind}`), n, 'marks ' + kind);
+  }
+  assert.strictEqual(await count(page, '#partitions g.partition'), c.partitions, 'partition bands');
+  assert.strictEqual(await count(page, '#pauses g.pause'), c.pauses, 'pauses');
+  assert.strictEqual(await count(page, '.violation-overlap'), c.overlaps, 'overlap highlight');
+  assert.strictEqual(await count(page, '.violation-stale_write[data-accepted="true"]'), c.staleAccepted,
+    'stale write accepted');
+  assert.strictEqual(await count(page, '.rejected-stale[data-accepted="false"]'), c.staleRejected,
+    'stale write rejected');
+  const overlaps = trace.violations.filter((v) => v.kind === 'overlap');
+  if (overlaps.length) {
+    const band = page.locator('.violation-overlap').first();
+    assert.strictEqual(Number(await band.getAttribute('data-a')), overlaps[0].start_ns / 1000, 'overlap start');
+    assert.strictEqual(Number(await band.getAttribute('data-b')), overlaps[0].end_ns / 1000, 'overlap end');
+  }
+  const story = await page.locator('#story').textContent();
+  assert.ok(story.length > 80, 'a story paragraph');
+}
+
+async function checkInteraction(page, c, trace) {
+  // Step-through: next twice moves the slider and the cursor, and fills the state table.
+  await page.click('#step-next');
+  await page.click('#step-next');
+  assert.strictEqual(await page.inputValue('#step-slider'), '2', 'slider moved');
+  assert.match(await page.textContent('#step-text'), /^Step 3 of \d+/);
+  assert.strictEqual(await page.locator('#cursor').getAttribute('visibility'), null, 'cursor shown');
+  assert.strictEqual(await count(page, '#state tbody tr'), trace.processes.length, 'state rows');
+  if (c.bothHoldAtUs !== null) {
+    await page.evaluate((t) => window.redlockReport.goToTime(t), c.bothHoldAtUs);
+    const believers = await page.locator('#state tbody tr', { hasText: 'believes it holds the lock' }).count();
+    assert.strictEqual(believers, 2, 'two clients believe they hold the lock inside the overlap');
+    // Hover over N3's lane: its wall clock reads 10 s ahead of true time after the jump.
+    const lane = page.locator('#lanes g.lane[data-process="N3"] rect.lane-bg');
+    const box = await lane.boundingBox();
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
+    const tip = await page.textContent('#tooltip');
+    assert.match(tip, /N3 reads: wall .*\+10000 ms vs true/, 'hover shows N3 clock: ' + tip);
+    await page.mouse.move(0, 0);
+  }
+  // Messages: the switch hides them all, the filter hides those of one process.
+  const messages = await count(page, '#messages line.msg');
+  assert.ok(messages > 0, 'messages drawn');
+  await page.uncheck('.message-filter[value="N1"]');
+  const filtered = await count(page, '#messages line.msg.filtered');
+  assert.ok(filtered > 0 && filtered < messages, 'filter by process');
+  await page.check('.message-filter[value="N1"]');
+  // Zoom out to the whole run and back: ticks are redrawn.
+  const ticksBefore = await page.locator('#axis text.tick').allTextContents();
+  await page.click('#zoom-all');
+  const ticksAll = await page.locator('#axis text.tick').allTextContents();
+  assert.notDeepStrictEqual(ticksAll, ticksBefore, 'zoom redraws the axis');
+  await page.click('#zoom-window');
+}
+
+(async () => {
+  const started = Date.now();
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'redlock-browser-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1260, height: 900 },
+    // Without the background-networking flags chromium tries to reach the internet.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  let failed = false;
+  try {
+    for (const c of cases) {
+      const { html, trace } = render(c.scenario);
+      const page = await context.newPage();
+      const errors = [];
+      page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+      page.on('pageerror', (e) => errors.push(e.message));
+      page.on('request', (r) => { if (!r.url().startsWith('file://') && !r.url().startsWith('data:')) errors.push('network request: ' + r.url()); });
+      try {
+        await page.goto('file://' + html);
+        await checkStructure(page, c, trace);
+        await page.screenshot({ path: path.join(outDir, c.scenario + '.png'), fullPage: true });
+        await checkInteraction(page, c, trace);
+        await page.screenshot({ path: path.join(outDir, c.scenario + '.stepped.png'), fullPage: true });
+        assert.deepStrictEqual(errors, [], 'no console errors');
+        console.log('ok   ' + c.scenario);
+      } catch (error) {
+        failed = true;
+        console.log('FAIL ' + c.scenario + ': ' + error.message);
+      }
+      await page.close();
+    }
+  } finally {
+    await context.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+  console.log(`screenshots in ${outDir}; ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  process.exit(failed ? 1 : 0);
+})();
