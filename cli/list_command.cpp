@@ -1,15 +1,26 @@
 // `redlock-sim list`: what can be named in a scenario, section by section, one line each.
 //
-// Each section is a title and rows of (name, description, details); new sections (scenarios,
-// fault kinds) are added to `sections()` and print the same way.
+// Each section is a title and rows of (name, description, details); every section is built in
+// `sections()` and prints the same way. The lock sections come from the registry, the scenarios
+// from the files of a scenarios folder, the fault kinds from the scenario format and the
+// exploration's fault classes.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "cli/command.hpp"
 #include "lock_impls/registry.hpp"
+#include "scenarios/parser.hpp"
+#include "sim/explore/fault_plan.hpp"
+#include "sim/runner/scenario.hpp"
+
+#ifndef REDLOCK_SOURCE_DIR
+#define REDLOCK_SOURCE_DIR "."
+#endif
 
 namespace redlock_sim::cli {
 namespace {
@@ -43,7 +54,79 @@ std::vector<ListRow> lock_rows(LockKind kind) {
   return rows;
 }
 
-std::vector<ListSection> sections() {
+// The folder `list` reads scenarios from when none is given: the source tree this binary was
+// built from (so it works from any working directory), else ./scenarios.
+std::string default_scenarios_folder() {
+  namespace fs = std::filesystem;
+  const fs::path built_from = fs::path(REDLOCK_SOURCE_DIR) / "scenarios";
+  std::error_code error;
+  if (fs::is_directory(built_from, error)) return built_from.string();
+  return "scenarios";
+}
+
+// Every *.json of `folder`, by file name, with its description; a file that does not parse is
+// listed with the parser's message, since `run` would refuse it too.
+std::vector<ListRow> scenario_rows(const std::string& folder) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  std::error_code error;
+  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    if (it->path().extension() == ".json") files.push_back(it->path());
+  }
+  // By name, so that a scenario and its "-control" twin sit together.
+  std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
+    return a.stem().string() < b.stem().string();
+  });
+  std::vector<ListRow> rows;
+  for (const fs::path& file : files) {
+    ListRow row{.name = file.stem().string(), .description = "", .details = {}};
+    try {
+      const Scenario scenario = parse_scenario_file(file.string());
+      row.description = scenario.description.empty() ? "(no description)" : scenario.description;
+    } catch (const ScenarioError& e) {
+      row.description = "(does not parse: " + e.path() + ": " + e.message() + ")";
+    }
+    row.details.push_back("file: " + file.filename().string());
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// The `kind`s of a scenario's `faults[]` (docs/scenario-format.md), one line each.
+std::vector<ListRow> scenario_fault_rows() {
+  const std::vector<std::pair<FaultKind, const char*>> kinds = {
+      {FaultKind::clock_step, "a process's wall clock jumps by delta_ms; monotonic unaffected"},
+      {FaultKind::clock_offset, "a process's wall clock is set to true time + offset_ms"},
+      {FaultKind::clock_rate, "a process's oscillator runs at rate_ppm (or rate) from now on"},
+      {FaultKind::clock_slew, "NTP-style slew: the rate changes until amount_ms is absorbed"},
+      {FaultKind::pause, "stop-the-world: the process runs nothing; its clocks keep going"},
+      {FaultKind::resume, "ends a pause"},
+      {FaultKind::crash, "kill -9: the OS keeps what was written; optional delayed restart"},
+      {FaultKind::power_loss, "only fsynced data survives; optional delayed restart"},
+      {FaultKind::shutdown, "clean shutdown: persistence flushed; optional delayed restart"},
+      {FaultKind::restart, "restarts a crashed process now"},
+      {FaultKind::partition, "drops messages between two sets of processes (one-way too)"},
+      {FaultKind::heal, "ends a named partition"},
+      {FaultKind::hold_message, "holds the first matching message until until_ms"},
+  };
+  std::vector<ListRow> rows;
+  for (const auto& [kind, description] : kinds)
+    rows.push_back({.name = fault_kind_name(kind), .description = description, .details = {}});
+  return rows;
+}
+
+// The classes `redlock-sim explore` draws faults from.
+std::vector<ListRow> fault_class_rows() {
+  std::vector<ListRow> rows;
+  for (const FaultClass fault_class : all_fault_classes()) {
+    rows.push_back({.name = fault_class_name(fault_class),
+                    .description = fault_class_description(fault_class),
+                    .details = {}});
+  }
+  return rows;
+}
+
+std::vector<ListSection> sections(const std::string& scenarios_folder) {
   std::vector<ListSection> list;
   list.push_back({"families", "Lock families (algorithms, written once against the port)",
                   lock_rows(LockKind::family)});
@@ -52,6 +135,11 @@ std::vector<ListSection> sections() {
                   lock_rows(LockKind::profile)});
   list.push_back(
       {"zoo", "Zoo (broken on purpose, each beside its correct twin)", lock_rows(LockKind::zoo)});
+  list.push_back(
+      {"scenarios", "Scenarios (redlock-sim run FILE)", scenario_rows(scenarios_folder)});
+  list.push_back({"faults", "Fault kinds (a scenario's faults[].kind)", scenario_fault_rows()});
+  list.push_back(
+      {"fault-classes", "Fault classes (what redlock-sim explore draws from)", fault_class_rows()});
   return list;
 }
 
@@ -71,9 +159,13 @@ int run_list(const std::vector<std::string>& arguments) {
   po::options_description options("redlock-sim list [options]");
   bool verbose = false;
   std::string only;
+  std::string scenarios_folder = default_scenarios_folder();
   options.add_options()("help,h", "show this help")(
       "verbose,v", po::bool_switch(&verbose), "also show what each entry models and its overrides")(
-      "section", po::value<std::string>(&only), "print one section: families, profiles or zoo");
+      "section", po::value<std::string>(&only),
+      "print one section: families, profiles, zoo, scenarios, faults or fault-classes")(
+      "scenarios", po::value<std::string>(&scenarios_folder),
+      "the folder of scenario files (default: scenarios/ of the source tree, else ./scenarios)");
   po::variables_map values;
   try {
     po::store(po::command_line_parser(arguments).options(options).run(), values);
@@ -84,11 +176,12 @@ int run_list(const std::vector<std::string>& arguments) {
   if (values.count("help")) {
     std::printf(
         "Lists the lock families, library profiles and zoo variants a scenario can name,\n"
-        "with one-line descriptions.\n");
+        "the scenario files, the fault kinds and the exploration's fault classes, with\n"
+        "one-line descriptions.\n");
     std::cout << options << "\n";
     return exit_ok;
   }
-  const std::vector<ListSection> all = sections();
+  const std::vector<ListSection> all = sections(scenarios_folder);
   bool printed = false;
   for (const ListSection& section : all) {
     if (!only.empty() && section.key != only) continue;
@@ -99,7 +192,9 @@ int run_list(const std::vector<std::string>& arguments) {
   return exit_ok;
 }
 
-const Registrar registrar({"list", "lock families, library profiles and zoo variants", &run_list});
+const Registrar registrar(
+    {"list", "lock families, library profiles, zoo variants, scenarios and fault kinds",
+     &run_list});
 
 }  // namespace
 }  // namespace redlock_sim::cli

@@ -559,6 +559,9 @@ std::vector<Builder> zoo_builders() {
   list.push_back(redlock("zoo-resurrecting-extend",
                          "Redlock extension re-creates the key where it lapsed",
                          zoo::resurrecting_extend));
+  list.push_back(redlock("zoo-unconditional-extend",
+                         "Redlock extension by SET XX PX: overwrites the new holder's keys",
+                         zoo::unconditional_extend));
   return list;
 }
 

@@ -145,6 +145,10 @@ Call RedlockClient::extend_call(const std::string& resource, const std::string& 
       return make_call(scripts::set_px_if_absent_or_value, resource, {value, ttl_ms});
     case RedlockExtendCommand::pexpire_if_value_else_set_nx:
       return make_call(scripts::pexpire_if_value_else_set_nx, resource, {value, ttl_ms});
+    case RedlockExtendCommand::set_xx_px:
+      // No ownership test at all: XX only asks that some key exists, so a lapsed lock that
+      // changed hands is overwritten with our value (S21b).
+      return plain_call(make_command("SET", resource, value, "XX", "PX", ttl_ms));
     case RedlockExtendCommand::get_then_pexpire_true_if_not_owner:
       break;  // not a script: see extend_without_script
   }

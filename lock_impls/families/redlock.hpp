@@ -36,6 +36,7 @@ enum class RedlockExtendCommand : uint8_t {
   pexpire_if_value_else_set_nx,          // redsync WithSetNXOnExtend (PR #149)
   get_then_pexpire_true_if_not_owner,    // redis-plus-plus RedMutexTx: GET, PEXPIRE if ours,
                                          // and "success" when not ours or missing (bug)
+  set_xx_px,                             // zoo: SET k v XX PX ttl, whoever's key it is (S21b)
 };
 
 // How a node is asked to release it.

@@ -55,4 +55,10 @@ RedlockOptions resurrecting_extend() {
   return options;
 }
 
+RedlockOptions unconditional_extend() {
+  RedlockOptions options = redlock_reference();
+  options.extend_command = RedlockExtendCommand::set_xx_px;
+  return options;
+}
+
 }  // namespace redlock_sim::zoo

@@ -23,6 +23,9 @@ RedlockOptions no_elapsed_check();
 RedlockOptions extend_on_minority();
 // Redlock whose extension re-creates the key wherever it is absent, hiding a lapse.
 RedlockOptions resurrecting_extend();
+// Redlock whose extension is an unconditional SET k mine XX PX ttl: it overwrites the keys of
+// whoever took the lapsed lock (redis_lock_semantics.md S21b).
+RedlockOptions unconditional_extend();
 
 // The correct twins.
 SingleInstanceOptions single_instance_reference();

@@ -23,7 +23,7 @@ TEST(LockRegistry, ListsEveryFamilyProfileAndZooVariant) {
             (std::set<std::string>{"fenced", "redlock", "single-instance", "wait-acked-hash",
                                    "watchdog", "watchdog-silent"}));
   EXPECT_EQ(names[LockKind::profile].size(), 14u);
-  EXPECT_EQ(names[LockKind::zoo].size(), 7u);
+  EXPECT_EQ(names[LockKind::zoo].size(), 8u);
   EXPECT_NE(find_lock_entry("node-redlock-5.0.0-beta.2"), nullptr);
   EXPECT_EQ(find_lock_entry("nope"), nullptr);
 }

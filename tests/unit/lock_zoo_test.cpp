@@ -177,5 +177,31 @@ TEST(ZooResurrectingExtend, ExtendRecreatesLapsedKeys) {
   }
 }
 
+// The lock lapsed and B's keys took its place: the unconditional SET XX overwrites them all.
+TEST(ZooUnconditionalExtend, OverwritesTheNewHoldersKeys) {
+  for (const std::string name : {"zoo-unconditional-extend", "redlock"}) {
+    SCOPED_TRACE(name);
+    LockWorld world(1);
+    auto lock = make(name, world.client());
+    ExtendResult extended;
+    std::string value;
+    world.run(
+        0,
+        [&]() -> Task<void> {
+          Grant grant = co_await lock->acquire("k");
+          value = grant.lease->value;
+          for (std::size_t n = 0; n < 5; ++n)
+            world.nodes[n]->set_raw("k", "B", 10'000);
+          extended = co_await lock->extend(grant.lease);
+        }(),
+        at_ms(1'000));
+    const bool buggy = name == "zoo-unconditional-extend";
+    EXPECT_EQ(extended.extended, buggy);
+    EXPECT_EQ(extended.nodes, buggy ? 5u : 0u);
+    for (std::size_t n = 0; n < 5; ++n)
+      EXPECT_EQ(world.nodes[n]->get("k"), buggy ? value : std::string("B"));
+  }
+}
+
 }  // namespace
 }  // namespace redlock_sim
