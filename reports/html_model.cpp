@@ -151,6 +151,11 @@ void collect_trace_faults(Model& model) {
         break;
     }
   }
+  // Failovers are in the story only: the node's promotion is where the lock's reality moves.
+  for (const StoryEvent& e : result.story) {
+    if (e.text.rfind("promoted", 0) == 0)
+      model.marks.push_back({e.process, us_of(e.at), "failover", "promoted", e.text});
+  }
   for (const auto& [p, since] : paused_since)
     model.pauses.push_back({p, since, model.run_end_us});
   for (const auto& [p, since] : down_since)

@@ -295,7 +295,7 @@
     let last = null;
     for (const s of data.steps) { if (s[0] > t) break; if (s[1] === id) last = s; }
     if (last) parts.push('last: ' + last[3] + ' (' + msText(last[0]) + ' ms)');
-    return parts.join(' · ');
+    return parts.length ? parts.join(' · ') : 'running, nothing to report yet';
   }
   function showState(t) {
     const rows = [];

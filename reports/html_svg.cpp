@@ -232,6 +232,10 @@ std::string mark(const Model& model, const Mark& m) {
     shape = "<line class=\"mark-line dashed\" x1=\"0\" x2=\"0\"" + num("y1", y + 1) +
             num("y2", y + lane_height - 1) + "/><circle class=\"mark-icon\" cx=\"0\"" +
             num("cy", y + 6) + " r=\"4\"/>";
+  } else if (m.kind == "failover") {
+    shape = "<line class=\"mark-line\" x1=\"0\" x2=\"0\"" + num("y1", y + 1) +
+            num("y2", y + lane_height - 1) + "/><path class=\"mark-icon\" d=\"M0 " +
+            coordinate(y + 1) + "l5 5l-5 5l-5 -5z\"/>";
   } else if (m.kind == "crash") {
     shape =
         "<path class=\"mark-icon crash\" d=\"M-5 " + coordinate(y + 2) + "l10 10m0 -10l-10 10\"/>";
