@@ -181,6 +181,10 @@ int run_list(const std::vector<std::string>& arguments) {
     std::cout << options << "\n";
     return exit_ok;
   }
+  std::error_code folder_error;
+  if (values.count("scenarios") && !std::filesystem::is_directory(scenarios_folder, folder_error)) {
+    return bad_input("list: --scenarios: no folder '" + scenarios_folder + "'");
+  }
   const std::vector<ListSection> all = sections(scenarios_folder);
   bool printed = false;
   for (const ListSection& section : all) {
