@@ -1,5 +1,7 @@
 #include "lock_impls/families/common.hpp"
 
+#include <map>
+
 #include <array>
 #include <cstring>
 
@@ -96,6 +98,16 @@ Duration drift_for(Duration ttl, const Drift& drift) {
   return constant;
 }
 
+namespace {
+// The scripts are a handful of constant texts: hash each once per thread, not per call.
+const std::string& cached_script_sha1(std::string_view text) {
+  thread_local std::map<std::string, std::string, std::less<>> cache;
+  auto it = cache.find(text);
+  if (it == cache.end()) it = cache.emplace(std::string(text), script_sha1(text)).first;
+  return it->second;
+}
+}  // namespace
+
 // SHA-1 (FIPS 180-1), needed for EVALSHA: Redis names a cached script by it.
 std::string script_sha1(std::string_view data) {
   uint32_t h[5] = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0};
@@ -144,7 +156,7 @@ Command eval_command(const Script& script, bool by_sha, const std::vector<std::s
   Command command;
   command.reserve(3 + keys.size() + args.size());
   command.emplace_back(by_sha ? "EVALSHA" : "EVAL");
-  command.emplace_back(by_sha ? script_sha1(script.text) : std::string(script.text));
+  command.emplace_back(by_sha ? cached_script_sha1(script.text) : std::string(script.text));
   command.emplace_back(std::to_string(keys.size()));
   for (const std::string& key : keys)
     command.push_back(key);

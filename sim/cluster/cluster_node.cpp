@@ -143,6 +143,12 @@ void ClusterNode::stream(const std::vector<Command>& commands) {
 
 void ClusterNode::add_to_backlog(const Command& command) {
   const int64_t length = resp_length(command);
+  // As in Redis, the backlog exists once a replica has connected; before that only the offset
+  // moves (and a master that never has replicas copies nothing).
+  if (replicas_.empty() && backlog_.empty()) {
+    offset_ += length;
+    return;
+  }
   backlog_.push_back(BacklogEntry{.start = offset_, .length = length, .command = command});
   offset_ += length;
   backlog_bytes_ += length;

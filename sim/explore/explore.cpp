@@ -20,7 +20,9 @@ SeedOutcome explore_seed(const Scenario& base, uint64_t seed, const ExploreConfi
   Scenario scenario = apply_fault_plan(base, outcome.plan, seed);
   scenario.expect = Expectations{};
   // Exploration runs many seeds: keep no trace records, only the digest.
-  const ScenarioResult result = run_scenario(scenario, factory, RunOptions{.trace_records_max = 0});
+  const ScenarioResult result =
+      run_scenario(scenario, factory,
+                   RunOptions{.trace_records_max = 0, .record_story = false, .track_keys = false});
   outcome.mutual_exclusion = result.mutual_exclusion;
   outcome.resource_safety = result.resource_safety;
   outcome.liveness = result.liveness;

@@ -429,6 +429,7 @@ void ScriptRunner::close_state() {
   if (lua_ != nullptr) lua_close(lua_);
   lua_ = nullptr;
   functions_.clear();
+  sha_of_body_.clear();
 }
 
 void ScriptRunner::flush() {
@@ -547,7 +548,16 @@ Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
     return Reply::error("ERR Number of keys can't be greater than number of args");
   }
   if (key_count < 0) return Reply::error("ERR Number of keys can't be negative");
-  std::string sha = by_sha ? to_lower(call.argv[1]) : sha1_hex(call.argv[1]);
+  std::string sha;
+  if (by_sha) {
+    sha = to_lower(call.argv[1]);
+  } else {
+    auto known = sha_of_body_.find(call.argv[1]);
+    if (known == sha_of_body_.end()) {
+      known = sha_of_body_.emplace(call.argv[1], sha1_hex(call.argv[1])).first;
+    }
+    sha = known->second;
+  }
   if (functions_.count(sha) == 0) {
     if (by_sha) return Reply::error("NOSCRIPT No matching script. Please use EVAL.");
     std::string error;

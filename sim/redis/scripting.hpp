@@ -48,6 +48,9 @@ class ScriptRunner {
   RedisEngine& engine_;
   lua_State* lua_ = nullptr;
   std::map<std::string, int> functions_;  // sha -> registry reference
+  // Script body -> its SHA-1, so a repeated EVAL of the same body does not hash it again
+  // (bounded by the script cache: cleared with it).
+  std::map<std::string, std::string, std::less<>> sha_of_body_;
   int environment_ref_ = 0;               // the read-only globals proxy scripts run in
   int error_handler_ref_ = 0;
   RedisEngine::Call* current_ = nullptr;  // the EVAL being run

@@ -26,6 +26,7 @@ void ClientProcess::tell(std::string kind, std::string text) {
 }
 
 void ClientProcess::start() {
+  started_ = true;
   if (spec_.workload) {
     spawn(run_workload());
   } else {
@@ -44,7 +45,7 @@ void ClientProcess::on_crash() {
 void ClientProcess::on_restart() {
   // An application restarted by its supervisor runs its workload again; scripted steps do not
   // replay (they describe one life of the process).
-  if (spec_.workload) spawn(run_workload());
+  if (spec_.workload || !started_) start();
 }
 
 void ClientProcess::on_unsolicited(Message& message) {

@@ -63,6 +63,7 @@ class ClientProcess : public TaskProcess {
   std::optional<int64_t> fencing_token_;
   Deadline recorded_deadline_;
   int64_t last_read_ = 0;
+  bool started_ = false;  // scripted steps run once, even if the process restarts
 };
 
 }  // namespace redlock_sim

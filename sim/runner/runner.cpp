@@ -20,6 +20,7 @@ class World {
  public:
   World(const Scenario& scenario, uint64_t seed, const RunOptions& options)
       : scenario_(scenario),
+        options_(options),
         simulator_(seed,
                    SimulatorLimits{.events_max = scenario.limits.events_max,
                                    .duration_max = Duration::from_ms(scenario.limits.duration_ms),
@@ -46,6 +47,7 @@ class World {
   std::vector<ProcessId> ids_of(const std::vector<std::string>& names) const;
 
   const Scenario& scenario_;
+  RunOptions options_;
   Simulator simulator_;
   std::unique_ptr<Cluster> cluster_;
   History history_;
@@ -69,6 +71,7 @@ class World {
 };
 
 void World::tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id) {
+  if (!options_.record_story) return;
   const Process& p = simulator_.process(process);
   story_.push_back(StoryEvent{.at = simulator_.now(),
                               .process = process,
@@ -88,6 +91,7 @@ void World::apply_clock(Process& process, const ClockSpec& clock) {
 }
 
 void World::reload_keys(ProcessId node) {
+  if (!options_.track_keys) return;
   // A restart or a full resync replaced the node's data wholesale: what it holds now is its
   // keyspace, read directly.
   keys_.on_crash(node, simulator_.now());
@@ -108,6 +112,7 @@ void World::build_cluster() {
     infos_.push_back({name, "node"});
     cluster_->node(id).set_effects_observer(
         [this](ClusterNode& n, const std::vector<Propagated>& effects) {
+          if (!options_.track_keys) return;
           std::vector<Command> commands;
           for (const Propagated& effect : effects) {
             // The absolute form (what the AOF gets) says what the node itself now holds.
@@ -215,7 +220,10 @@ std::vector<ProcessId> World::ids_of(const std::vector<std::string>& names) cons
 
 void World::start_clients() {
   for (ClientProcess* client : clients_) {
-    simulator_.schedule_action(Instant::zero(), [client] { client->start(); });
+    // A client crashed at time zero, before it started, starts when it is restarted.
+    simulator_.schedule_action(Instant::zero(), [client] {
+      if (client->status() != ProcessStatus::crashed) client->start();
+    });
   }
 }
 

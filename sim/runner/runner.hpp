@@ -31,6 +31,10 @@ struct RunOptions {
   std::size_t trace_records_max = 1'000'000;
   // Keep every message's text and fate for reports (costs a string per message).
   std::size_t message_log_max = 0;
+  // The story and the key lifetimes are for people; exploration turns them off for speed and
+  // re-runs a finding with them on.
+  bool record_story = true;
+  bool track_keys = true;
 };
 
 // One line of the story: what a process did or suffered, at a true instant, with its clocks.
