@@ -48,9 +48,10 @@ void BM_FirstShrunkClockJump(benchmark::State& state) {
   std::size_t faults_left = 0;
   for (auto _ : state) {
     uint64_t seed = 1;
-    while (explore_seed(base, seed, config, factory).violated.empty()) ++seed;
-    const ShrinkResult shrunk = shrink_scenario(scenario_for_seed(base, seed, config),
-                                                "mutual_exclusion", factory);
+    while (explore_seed(base, seed, config, factory).violated.empty())
+      ++seed;
+    const ShrinkResult shrunk =
+        shrink_scenario(scenario_for_seed(base, seed, config), "mutual_exclusion", factory);
     seeds_needed = seed;
     faults_left = shrunk.scenario.faults.size();
     benchmark::DoNotOptimize(shrunk);

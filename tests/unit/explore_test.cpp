@@ -80,8 +80,8 @@ TEST(Explore, PlansRespectBounds) {
 TEST(Explore, ShrinksToAMinimalReproducibleScenario) {
   Scenario failing = load("gc-pause-after-acquire");
   // Noise the shrinker must remove: an irrelevant clock step and a third client.
-  failing.faults.push_back(FaultSpec{.kind = FaultKind::clock_step, .at_ms = 50, .target = "N4",
-                                     .delta_ms = 3});
+  failing.faults.push_back(
+      FaultSpec{.kind = FaultKind::clock_step, .at_ms = 50, .target = "N4", .delta_ms = 3});
   const ShrinkResult shrunk =
       shrink_scenario(failing, "resource_safety", testing::registry_factory());
   EXPECT_TRUE(shrunk.minimal);

@@ -1,0 +1,159 @@
+// Safety laws over generated fault schedules (RapidCheck: each case draws a seed and a swarm
+// plan of the allowed fault classes, runs real lock code against the simulated world, and
+// shrinks on failure), and the finder's law: exploration finds Kleppmann's two violations and
+// shrinks them to at most three faults.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include "lock_impls/registry.hpp"
+#include "scenarios/parser.hpp"
+#include "sim/explore/explore.hpp"
+#include "tests/support/lock_factory.hpp"
+
+namespace redlock_sim {
+namespace {
+
+// Three clients looping acquire / read / work / write / release against `node_count` masters.
+// `work_ms` near or past the TTL makes holds end by the holder's clock rather than by release,
+// which is where clock rates, drift and restarts matter.
+Scenario workload(const std::string& profile, std::size_t node_count, int64_t ttl_ms,
+                  FencingMode fencing, int64_t work_ms = 50) {
+  Scenario s;
+  s.name = "property-" + profile;
+  for (std::size_t i = 1; i <= node_count; ++i)
+    s.nodes.push_back({.name = "N" + std::to_string(i)});
+  std::vector<std::string> names;
+  for (const NodeSpec& n : s.nodes)
+    names.push_back(n.name);
+  for (const char* client : {"C1", "C2", "C3"}) {
+    ClientSpec c{.name = client, .profile = profile, .nodes = names};
+    const LockEntry* entry = find_lock_entry(profile);
+    for (const LockOverride& o : entry->overrides) {
+      if (o.key == "ttl_ms") c.params["ttl_ms"] = std::to_string(ttl_ms);
+      if (o.key == "retry_count") c.params["retry_count"] = "-1";
+      if (o.key == "request_timeout_ms") c.params["request_timeout_ms"] = "50";
+    }
+    c.workload = WorkloadSpec{.work_ms = work_ms, .think_ms = 50};
+    s.clients.push_back(std::move(c));
+  }
+  s.resource =
+      ResourceSpec{.enabled = true,
+                   .fencing = fencing,
+                   .token_source = fencing == FencingMode::none ? FencingTokenSource::none
+                                                                : FencingTokenSource::oracle};
+  s.limits.duration_ms = 6'000;
+  return s;
+}
+
+ScenarioResult run_plan(const Scenario& base, uint64_t seed, std::vector<FaultClass> classes,
+                        const ExploreBounds& bounds = {}) {
+  const FaultPlan plan = draw_fault_plan(base, seed, classes, bounds);
+  return run_scenario(
+      apply_fault_plan(base, plan, seed), testing::registry_factory(),
+      RunOptions{.trace_records_max = 0, .record_story = false, .track_keys = false});
+}
+
+// Correct single-instance and Redlock clients, perfect clocks, under delays (heavy-tailed, and
+// one message held for seconds), message loss, partitions and client crashes: MX holds.
+RC_GTEST_PROP(ExplorationProperties, CorrectLocksHoldWithoutClockFaults, ()) {
+  const bool redlock = *rc::gen::arbitrary<bool>();
+  Scenario base = workload(redlock ? "redlock" : "single-instance", redlock ? 5 : 1, 2'000,
+                           FencingMode::none, *rc::gen::inRange<int64_t>(0, 2'500));
+  base.network.delay = DelaySpec::pareto(Duration::from_ms(1), Duration::from_ms(400), 1, 3);
+  if (*rc::gen::arbitrary<bool>()) {
+    base.network.links.push_back(
+        {.from = "C1", .to = "N1", .loss_numerator = 1, .loss_denominator = 5});
+  }
+  const ScenarioResult result =
+      run_plan(base, *rc::gen::arbitrary<uint64_t>(),
+               {FaultClass::partition, FaultClass::message_delay, FaultClass::client_crash});
+  RC_ASSERT(result.mutual_exclusion == Verdict::holds);
+}
+
+// Redlock with every node's and every client's clock rate within +-0.4% (their ratio inside
+// the 1% drift factor), plus partitions and delays: MX holds.
+RC_GTEST_PROP(ExplorationProperties, RedlockHoldsWithRatesInsideTheDriftBound, ()) {
+  Scenario base =
+      workload("redlock", 5, 2'000, FencingMode::none, *rc::gen::inRange<int64_t>(1'500, 2'500));
+  for (NodeSpec& n : base.nodes)
+    n.clock.rate = Rate::ppm(*rc::gen::inRange(-4'000, 4'001));
+  for (ClientSpec& c : base.clients)
+    c.clock.rate = Rate::ppm(*rc::gen::inRange(-4'000, 4'001));
+  const ScenarioResult result = run_plan(base, *rc::gen::arbitrary<uint64_t>(),
+                                         {FaultClass::partition, FaultClass::message_delay});
+  RC_ASSERT(result.mutual_exclusion == Verdict::holds);
+}
+
+// Every lock in the registry, broken ones included, behind a resource that checks fencing
+// tokens from an external counter on every operation: RS holds under any faults at all.
+RC_GTEST_PROP(ExplorationProperties, FencedResourceIsSafeForEveryLock, ()) {
+  const std::vector<LockEntry>& entries = lock_entries();
+  const LockEntry& entry = entries[*rc::gen::inRange<std::size_t>(0, entries.size())];
+  bool multi_node = false;
+  for (const LockOverride& o : entry.overrides)
+    multi_node = multi_node || o.key == "nodes";
+  const Scenario base = workload(entry.name, multi_node ? 5 : 1, 2'000, FencingMode::fence_all);
+  const ScenarioResult result =
+      run_plan(base, *rc::gen::arbitrary<uint64_t>(), all_fault_classes());
+  RC_ASSERT(result.resource_safety == Verdict::holds);
+}
+
+// Correct families whose nodes restart only after the TTL has passed (antirez's delayed
+// restart), with crashes and power losses and no persistence: MX holds.
+RC_GTEST_PROP(ExplorationProperties, DelayedRestartsKeepCorrectLocksSafe, ()) {
+  const bool redlock = *rc::gen::arbitrary<bool>();
+  const int64_t ttl_ms = 2'000;
+  const Scenario base = workload(redlock ? "redlock" : "single-instance", redlock ? 5 : 1, ttl_ms,
+                                 FencingMode::none, *rc::gen::inRange<int64_t>(0, 2'500));
+  const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
+  FaultPlan plan = draw_fault_plan(
+      base, seed, {FaultClass::node_crash, FaultClass::node_power_loss}, ExploreBounds{});
+  for (FaultSpec& f : plan.faults)
+    f.duration_ms = std::max<int64_t>(*f.duration_ms, ttl_ms + 200);
+  const ScenarioResult result =
+      run_scenario(apply_fault_plan(base, plan, seed), testing::registry_factory(),
+                   RunOptions{.trace_records_max = 0, .record_story = false, .track_keys = false});
+  RC_ASSERT(result.mutual_exclusion == Verdict::holds);
+}
+
+Scenario load(const std::string& name) {
+  return parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/" + name + ".json");
+}
+
+// The finder finds, from any of ten starting seeds: the GC-pause lost update (RS, no fencing)
+// within 300 seeds of client pauses, and Kleppmann's clock-jump overlap (MX) within 300 seeds
+// of node clock steps; each shrinks to at most three faults and still violates.
+TEST(ExplorationProperties, FinderFindsAndShrinksKleppmannsViolations) {
+  struct Case {
+    const char* base;
+    FaultClass fault_class;
+    const char* checker;
+    int64_t window_ms;
+  };
+  const Case cases[] = {
+      {"redlock-workload", FaultClass::client_pause, "resource_safety", 0},
+      {"kleppmann-clock-jump-control", FaultClass::node_clock_step, "mutual_exclusion", 2'000}};
+  const LockFactory factory = testing::registry_factory();
+  for (const Case& c : cases) {
+    const Scenario base = load(c.base);
+    ExploreConfig config;
+    config.classes = {c.fault_class};
+    config.checkers = {c.checker};
+    config.bounds.window_ms = c.window_ms;
+    for (uint64_t start = 1; start <= 1'000; start += 100) {
+      uint64_t seed = start;
+      while (seed < start + 300 && explore_seed(base, seed, config, factory).violated.empty()) {
+        ++seed;
+      }
+      ASSERT_LT(seed, start + 300) << c.base << ": nothing found from seed " << start;
+      const ShrinkResult shrunk =
+          shrink_scenario(scenario_for_seed(base, seed, config), c.checker, factory);
+      EXPECT_LE(shrunk.scenario.faults.size(), 3u) << c.base << " seed " << seed;
+      EXPECT_EQ(verdict_of(shrunk.result, c.checker), Verdict::violated);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace redlock_sim
