@@ -341,6 +341,7 @@ WorkloadSpec read_workload(const json& value, const std::string& path, const std
   workload.work_ms = r.integer("work_ms", 0, time_ms_max, 0);
   workload.think_ms = r.integer("think_ms", 0, time_ms_max, 100);
   workload.release = r.boolean("release", true);
+  workload.touch_resource = r.boolean("touch_resource", true);
   r.finish();
   return workload;
 }

@@ -11,7 +11,9 @@ namespace {
 // Only what differs from the defaults is written, so a written scenario reads like a
 // hand-written one.
 
-json rate_json(const Rate& rate) { return json::array({rate.numerator, rate.denominator}); }
+json rate_json(const Rate& rate) {
+  return json::array({rate.numerator, rate.denominator});
+}
 
 json clock_json(const ClockSpec& clock) {
   json out = json::object();
@@ -25,7 +27,8 @@ json delay_json(const DelaySpec& delay) {
     case DelaySpec::Kind::fixed:
       return {{"kind", "fixed"}, {"ms", delay.min.ms_floor()}};
     case DelaySpec::Kind::uniform:
-      return {{"kind", "uniform"}, {"min_ms", delay.min.ms_floor()}, {"max_ms", delay.max.ms_floor()}};
+      return {
+          {"kind", "uniform"}, {"min_ms", delay.min.ms_floor()}, {"max_ms", delay.max.ms_floor()}};
     case DelaySpec::Kind::pareto:
       return {{"kind", "pareto"},
               {"min_ms", delay.min.ms_floor()},
@@ -52,7 +55,8 @@ json node_json(const NodeSpec& node) {
   json clock = clock_json(node.clock);
   if (!clock.empty()) out["clock"] = clock;
   if (node.min_replicas_to_write != 0) out["min_replicas_to_write"] = node.min_replicas_to_write;
-  if (node.min_replicas_max_lag_s != 10) out["min_replicas_max_lag_s"] = node.min_replicas_max_lag_s;
+  if (node.min_replicas_max_lag_s != 10)
+    out["min_replicas_max_lag_s"] = node.min_replicas_max_lag_s;
   if (node.replica_priority != 100) out["replica_priority"] = node.replica_priority;
   return out;
 }
@@ -72,7 +76,8 @@ json client_json(const ClientSpec& client) {
   json out = {{"name", client.name}, {"profile", client.profile}, {"nodes", client.nodes}};
   if (!client.params.empty()) {
     json params = json::object();
-    for (const auto& [key, value] : client.params) params[key] = value;
+    for (const auto& [key, value] : client.params)
+      params[key] = value;
     out["params"] = params;
   }
   if (client.lock != "lock") out["lock"] = client.lock;
@@ -81,14 +86,18 @@ json client_json(const ClientSpec& client) {
   if (!client.watchdog) out["watchdog"] = false;
   if (!client.steps.empty()) {
     json steps = json::array();
-    for (const StepSpec& step : client.steps) steps.push_back(step_json(step));
+    for (const StepSpec& step : client.steps)
+      steps.push_back(step_json(step));
     out["steps"] = steps;
   }
   if (client.workload) {
     const WorkloadSpec& w = *client.workload;
-    out["workload"] = {{"start_ms", w.start_ms}, {"iterations", w.iterations_max},
-                       {"work_ms", w.work_ms},   {"think_ms", w.think_ms},
+    out["workload"] = {{"start_ms", w.start_ms},
+                       {"iterations", w.iterations_max},
+                       {"work_ms", w.work_ms},
+                       {"think_ms", w.think_ms},
                        {"release", w.release}};
+    if (!w.touch_resource) out["workload"]["touch_resource"] = false;
   }
   return out;
 }
@@ -184,7 +193,8 @@ std::string write_scenario(const Scenario& s) {
   if (!s.description.empty()) out["description"] = s.description;
   out["seed"] = s.seed;
   json nodes = json::array();
-  for (const NodeSpec& node : s.nodes) nodes.push_back(node_json(node));
+  for (const NodeSpec& node : s.nodes)
+    nodes.push_back(node_json(node));
   out["nodes"] = nodes;
   json network = {{"delay", delay_json(s.network.delay)}};
   if (!s.network.links.empty()) {
@@ -210,11 +220,13 @@ std::string write_scenario(const Scenario& s) {
                        {"failover_delay_ms", s.failover.failover_delay_ms}};
   }
   json clients = json::array();
-  for (const ClientSpec& client : s.clients) clients.push_back(client_json(client));
+  for (const ClientSpec& client : s.clients)
+    clients.push_back(client_json(client));
   out["clients"] = clients;
   if (s.resource.enabled) out["resource"] = resource_json(s.resource);
   json faults = json::array();
-  for (const FaultSpec& fault : s.faults) faults.push_back(fault_json(fault));
+  for (const FaultSpec& fault : s.faults)
+    faults.push_back(fault_json(fault));
   out["faults"] = faults;
   out["limits"] = {{"duration_ms", s.limits.duration_ms},
                    {"events_max", s.limits.events_max},

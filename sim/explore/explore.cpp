@@ -28,6 +28,7 @@ SeedOutcome explore_seed(const Scenario& base, uint64_t seed, const ExploreConfi
   outcome.liveness = result.liveness;
   outcome.events = result.stats.events;
   outcome.simulated_ms = result.stats.simulated_ms;
+  outcome.grants = result.stats.grants;
   outcome.limit_hit = result.stats.limit_hit;
   for (const std::string& checker : config.checkers) {
     if (verdict_of(result, checker) == Verdict::violated) outcome.violated.push_back(checker);

@@ -30,6 +30,7 @@ struct SeedOutcome {
   std::vector<std::string> violated;  // checkers from the config that were violated
   uint64_t events = 0;
   int64_t simulated_ms = 0;
+  uint64_t grants = 0;
   bool limit_hit = false;
 };
 

@@ -249,7 +249,7 @@ Task<void> ClientProcess::run_workload() {
   co_await wait_for_true_time(Instant::from_ms(workload.start_ms));
   for (uint32_t i = 0; workload.iterations_max == 0 || i < workload.iterations_max; ++i) {
     if (co_await do_acquire()) {
-      if (services_.resource.enabled && co_await do_read(1'000)) {
+      if (services_.resource.enabled && workload.touch_resource && co_await do_read(1'000)) {
         if (workload.work_ms > 0) co_await sleep(Duration::from_ms(workload.work_ms));
         co_await do_write(std::nullopt, 1'000);
       } else if (workload.work_ms > 0) {

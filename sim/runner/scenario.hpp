@@ -91,6 +91,7 @@ struct WorkloadSpec {
   int64_t work_ms = 0;          // between the read and the write, on the client's clock
   int64_t think_ms = 100;       // between release and the next acquire
   bool release = true;
+  bool touch_resource = true;  // false: hold the lock (work_ms) without reading or writing
 };
 
 struct ClientSpec {

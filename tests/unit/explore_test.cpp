@@ -7,6 +7,7 @@
 #include "scenarios/parser.hpp"
 #include "scenarios/writer.hpp"
 #include "sim/explore/explore.hpp"
+#include "sim/explore/matrix.hpp"
 #include "tests/support/lock_factory.hpp"
 
 namespace redlock_sim {
@@ -98,6 +99,30 @@ TEST(Explore, ShrinksToAMinimalReproducibleScenario) {
   const ScenarioResult again = run_scenario(reparsed, testing::registry_factory());
   EXPECT_EQ(again.trace_digest, shrunk.result.trace_digest);
   EXPECT_TRUE(again.expectations_met);
+}
+
+}  // namespace
+}  // namespace redlock_sim
+
+namespace redlock_sim {
+namespace {
+
+// The matrix's columns cover every fault class, and a Redlock cell under Kleppmann's clock jump
+// finds the catalogue's violation among its seeds, with real grants behind it.
+TEST(Matrix, ColumnsCoverEveryClassAndTheClockJumpCellViolates) {
+  std::set<FaultClass> covered;
+  for (const MatrixColumn& column : matrix_columns()) {
+    covered.insert(column.classes.begin(), column.classes.end());
+  }
+  EXPECT_EQ(covered.size(), all_fault_classes().size());
+  const MatrixColumn& jump = matrix_columns().front();
+  ASSERT_EQ(jump.name, "clock-jump");
+  const Scenario base =
+      matrix_base("redlock", MatrixTopology{.multi_node = true, .params = {{"ttl_ms", "2000"}}});
+  const MatrixCell cell = run_matrix_cell(base, "redlock", jump, 200, testing::registry_factory());
+  EXPECT_GT(cell.grants, 1000u);
+  EXPECT_GT(cell.mx_violations, 0u);
+  EXPECT_NE(cell.first_mx_seed, 0u);
 }
 
 }  // namespace
