@@ -154,9 +154,19 @@ ResourceSafetyResult check_resource_safety(const History& history,
     if (ack.grant_id != 0) ++result.increments_acknowledged;
   }
   if (final_value < static_cast<int64_t>(result.increments_acknowledged)) {
+    // The loss happened somewhere between the first and the last acknowledged increment.
+    Instant first = Instant::max();
+    Instant last = Instant::zero();
+    for (const WriteAck& ack : history.write_acks()) {
+      if (ack.grant_id == 0) continue;
+      first = std::min(first, ack.acknowledged_at);
+      last = std::max(last, ack.acknowledged_at);
+    }
     result.violations.push_back(
         Violation{.checker = "resource_safety",
                   .kind = "lost_update",
+                  .start = first,
+                  .end = last,
                   .description = "final value " + std::to_string(final_value) + " < " +
                                  std::to_string(result.increments_acknowledged) +
                                  " increments acknowledged"});
