@@ -16,6 +16,7 @@
 
 #include "cli/command.hpp"
 #include "cli/lock_wiring.hpp"
+#include "cli/options.hpp"
 #include "reports/result_json.hpp"
 #include "reports/text_report.hpp"
 #include "scenarios/writer.hpp"
@@ -144,28 +145,16 @@ int run_explore(const std::vector<std::string>& arguments) {
       "shrink at most this many distinct findings")(
       "shrink-runs", po::value<uint32_t>(&shrink_runs)->default_value(2000),
       "run budget per shrink")("quiet,q", "no progress line (for CI)");
-  po::options_description hidden;
-  hidden.add_options()("file", po::value<std::string>());
-  po::options_description all;
-  all.add(options).add(hidden);
-  po::positional_options_description positional;
-  positional.add("file", 1);
   po::variables_map values;
-  try {
-    po::store(po::command_line_parser(arguments).options(all).positional(positional).run(), values);
-    po::notify(values);
-  } catch (const po::error& error) {
-    return bad_input(std::string("explore: ") + error.what());
+  if (auto done = parse_with_file(
+          arguments, options, "explore",
+          "Searches fault plans by itself: each seed turns a random subset of the fault\n"
+          "classes on (swarm testing), runs the base scenario under them, and checks it.\n"
+          "Each distinct violation is shrunk to a minimal scenario file.\n"
+          "Exit 0: no violation found; 1: violations found; 2: bad input.",
+          values)) {
+    return *done;
   }
-  if (values.count("help")) {
-    std::cout << "Searches fault plans by itself: each seed turns a random subset of the fault\n"
-                 "classes on (swarm testing), runs the base scenario under them, and checks it.\n"
-                 "Each distinct violation is shrunk to a minimal scenario file.\n"
-                 "Exit 0: no violation found; 1: violations found; 2: bad input.\n\n"
-              << options << "\n";
-    return exit_ok;
-  }
-  if (!values.count("file")) return bad_input("explore: missing the BASE scenario file");
   if (seeds == 0 && time_limit <= 0) return bad_input("explore: give --seeds N or --time-limit S");
   if (jobs == 0 || jobs > 256) return bad_input("explore: --jobs must be in [1, 256]");
   ExploreConfig config;

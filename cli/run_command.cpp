@@ -9,6 +9,7 @@
 
 #include "cli/command.hpp"
 #include "cli/lock_wiring.hpp"
+#include "cli/options.hpp"
 #include "reports/html_report.hpp"
 #include "reports/result_json.hpp"
 #include "reports/text_report.hpp"
@@ -33,26 +34,14 @@ int run_run(const std::vector<std::string>& arguments) {
       "timeline", "print the whole run as a text timeline in true time")(
       "html", po::value<std::string>(), "write a self-contained HTML report to PATH")(
       "trace", po::value<std::string>(), "write every event of the run as JSON to PATH");
-  po::options_description hidden;
-  hidden.add_options()("file", po::value<std::string>());
-  po::options_description all;
-  all.add(options).add(hidden);
-  po::positional_options_description positional;
-  positional.add("file", 1);
   po::variables_map values;
-  try {
-    po::store(po::command_line_parser(arguments).options(all).positional(positional).run(), values);
-    po::notify(values);
-  } catch (const po::error& error) {
-    return bad_input(std::string("run: ") + error.what());
+  if (auto done = parse_with_file(
+          arguments, options, "run",
+          "Runs one scenario file and checks mutual exclusion, resource safety and\n"
+          "liveness. Exit 0: expectations met; 1: not met; 2: bad input.",
+          values)) {
+    return *done;
   }
-  if (values.count("help")) {
-    std::cout << "Runs one scenario file and checks mutual exclusion, resource safety and\n"
-                 "liveness. Exit 0: expectations met; 1: not met; 2: bad input.\n\n"
-              << options << "\n";
-    return exit_ok;
-  }
-  if (!values.count("file")) return bad_input("run: missing the scenario FILE");
   const std::string file = values["file"].as<std::string>();
   Scenario scenario;
   try {

@@ -227,6 +227,22 @@ LivenessResult check_liveness(const History& history, const std::vector<HoldInte
                                    ms_text(end - call.started) + " ms while nobody held the lock"});
     }
   }
+  // One stretch in which the lock was wanted and held by nobody.
+  auto gap = [&](const std::string& lock, Instant from, Instant to) {
+    const Duration length = to - from;
+    if (!result.longest_unavailability || length > *result.longest_unavailability) {
+      result.longest_unavailability = length;
+    }
+    if (unavailability_max && length > *unavailability_max) {
+      result.violations.push_back(Violation{
+          .checker = "liveness",
+          .kind = "unavailability",
+          .start = from,
+          .end = to,
+          .description =
+              "lock '" + lock + "' wanted but held by nobody for " + ms_text(length) + " ms"});
+    }
+  };
   for (auto& [lock, windows] : wanted) {
     const std::vector<Window>& busy = held[lock];
     for (const Window& want : merged(windows)) {
@@ -234,38 +250,10 @@ LivenessResult check_liveness(const History& history, const std::vector<HoldInte
       Instant cursor = want.first;
       for (const Window& h : busy) {
         if (h.second <= cursor || h.first >= want.second) continue;
-        if (h.first > cursor) {
-          const Duration gap = h.first - cursor;
-          if (!result.longest_unavailability || gap > *result.longest_unavailability) {
-            result.longest_unavailability = gap;
-          }
-          if (unavailability_max && gap > *unavailability_max) {
-            result.violations.push_back(Violation{
-                .checker = "liveness",
-                .kind = "unavailability",
-                .start = cursor,
-                .end = h.first,
-                .description =
-                    "lock '" + lock + "' wanted but held by nobody for " + ms_text(gap) + " ms"});
-          }
-        }
+        if (h.first > cursor) gap(lock, cursor, h.first);
         cursor = std::max(cursor, h.second);
       }
-      if (cursor < want.second) {
-        const Duration gap = want.second - cursor;
-        if (!result.longest_unavailability || gap > *result.longest_unavailability) {
-          result.longest_unavailability = gap;
-        }
-        if (unavailability_max && gap > *unavailability_max) {
-          result.violations.push_back(Violation{
-              .checker = "liveness",
-              .kind = "unavailability",
-              .start = cursor,
-              .end = want.second,
-              .description =
-                  "lock '" + lock + "' wanted but held by nobody for " + ms_text(gap) + " ms"});
-        }
-      }
+      if (cursor < want.second) gap(lock, cursor, want.second);
     }
   }
   result.verdict = result.violations.empty() ? Verdict::holds : Verdict::violated;

@@ -4,23 +4,15 @@
 // and under 5 MB).
 #include <benchmark/benchmark.h>
 
-#include "lock_impls/registry.hpp"
 #include "reports/html_report.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/runner/runner.hpp"
+#include "tests/support/lock_factory.hpp"
 
 namespace redlock_sim {
 namespace {
 
-LockFactory registry_factory() {
-  return [](const ClientSpec& client, Port& port, std::string& error) {
-    LockParams params(client.params.begin(), client.params.end());
-    params.emplace("nodes", std::to_string(client.nodes.size()));
-    MadeLock made = make_lock(client.profile, port, params);
-    error = made.error;
-    return std::move(made.client);
-  };
-}
+using testing::registry_factory;
 
 struct Run {
   Scenario scenario;
