@@ -17,6 +17,7 @@
 #include "cli/command.hpp"
 #include "cli/lock_wiring.hpp"
 #include "cli/options.hpp"
+#include "reports/html_report.hpp"
 #include "reports/result_json.hpp"
 #include "reports/text_report.hpp"
 #include "scenarios/writer.hpp"
@@ -150,7 +151,8 @@ int run_explore(const std::vector<std::string>& arguments) {
           arguments, options, "explore",
           "Searches fault plans by itself: each seed turns a random subset of the fault\n"
           "classes on (swarm testing), runs the base scenario under them, and checks it.\n"
-          "Each distinct violation is shrunk to a minimal scenario file.\n"
+          "Each distinct violation is shrunk to a minimal scenario file (with its JSON\n"
+          "result, story and HTML report under --out).\n"
           "Exit 0: no violation found; 1: violations found; 2: bad input.",
           values)) {
     return *done;
@@ -244,6 +246,11 @@ int run_explore(const std::vector<std::string>& arguments) {
                                     result_json_text(s.shrunk.result));
     written = written && write_text(std::filesystem::path(out_dir) / (stem + ".txt"),
                                     summary_text(s.shrunk.result, scenario.description, command));
+    // The picture: the same run again with every message kept for the arrows.
+    const ScenarioResult pictured =
+        run_scenario(scenario, factory, RunOptions{.message_log_max = 200'000});
+    written = written && write_text(std::filesystem::path(out_dir) / (stem + ".html"),
+                                    html_report(pictured, scenario));
     if (!written) {
       std::fprintf(stderr, "redlock-sim: cannot write to %s\n", out_dir.c_str());
       return exit_bad_input;

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# `redlock-sim explore` end to end: client pauses on the standard workload must find a resource
+# safety violation (exit 1), write the shrunk scenario with its result, story and HTML report,
+# and `redlock-sim run` on the written scenario must reproduce it (exit 0).
+set -u
+cli=${1:?usage: explore_end_to_end.sh CLI SOURCE_DIR OUT_DIR}
+source_dir=${2:?}
+out=${3:?}
+rm -rf "$out"
+"$cli" explore "$source_dir/scenarios/redlock-workload.json" --faults client-pause --seeds 100 \
+  --checkers rs --jobs 2 --quiet --shrink-max 1 --out "$out" > "$out.log" 2>&1
+status=$?
+cat "$out.log"
+[ "$status" -eq 1 ] || { echo "expected exit 1 (violations found), got $status"; exit 1; }
+for ext in json result.json txt html; do
+  [ -s "$out/finding-1-resource_safety.$ext" ] || { echo "missing finding-1-resource_safety.$ext"; exit 1; }
+done
+grep -q '"resource_safety": "violated"' "$out/finding-1-resource_safety.result.json" ||
+  { echo "the written result does not show the violation"; exit 1; }
+"$cli" run "$out/finding-1-resource_safety.json" > "$out.run.log" 2>&1 ||
+  { cat "$out.run.log"; echo "the shrunk scenario does not reproduce the violation"; exit 1; }
+echo "explore found, shrank and wrote a reproducible counterexample"
