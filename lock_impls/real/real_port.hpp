@@ -121,5 +121,4 @@ class RealPort : public Port {
   std::deque<Completion> completions_;
 };
 
-
 }  // namespace redlock_sim::real

@@ -63,13 +63,15 @@ uint64_t content_hash(std::string_view text) {
 }
 uint64_t hash_command(const Command& command) {
   uint64_t h = 0;
-  for (const std::string& arg : command) h = (h * 31) ^ content_hash(arg);
+  for (const std::string& arg : command)
+    h = (h * 31) ^ content_hash(arg);
   return h;
 }
 uint64_t hash_reply(const Reply& reply) {
   uint64_t h = static_cast<uint64_t>(reply.type) * 0x9e3779b97f4a7c15ULL;
   h ^= content_hash(reply.text) ^ static_cast<uint64_t>(reply.integer);
-  for (const Reply& element : reply.elements) h = (h * 31) ^ hash_reply(element);
+  for (const Reply& element : reply.elements)
+    h = (h * 31) ^ hash_reply(element);
   return h;
 }
 }  // namespace

@@ -51,7 +51,7 @@ class ScriptRunner {
   // Script body -> its SHA-1, so a repeated EVAL of the same body does not hash it again
   // (bounded by the script cache: cleared with it).
   std::map<std::string, std::string, std::less<>> sha_of_body_;
-  int environment_ref_ = 0;               // the read-only globals proxy scripts run in
+  int environment_ref_ = 0;  // the read-only globals proxy scripts run in
   int error_handler_ref_ = 0;
   RedisEngine::Call* current_ = nullptr;  // the EVAL being run
   std::vector<Propagated> effects_;

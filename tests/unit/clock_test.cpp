@@ -6,7 +6,9 @@
 namespace redlock_sim {
 namespace {
 
-Instant ms(int64_t v) { return Instant::from_ms(v); }
+Instant ms(int64_t v) {
+  return Instant::from_ms(v);
+}
 
 // S03a: a node clock at rate 200/199 with clk(1 ms) = 1 ms passes when = 10001 first at t = 9952.
 TEST(Clock, FastNodeClockReachesExpiryWhereTheCatalogueSays) {

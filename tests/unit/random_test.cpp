@@ -71,7 +71,8 @@ TEST(Random, ChanceHasTheStatedProbability) {
   EXPECT_FALSE(rng.chance(0, 5));
   EXPECT_TRUE(rng.chance(5, 5));
   int hits = 0;
-  for (int i = 0; i < 300'000; ++i) hits += rng.chance(1, 3) ? 1 : 0;
+  for (int i = 0; i < 300'000; ++i)
+    hits += rng.chance(1, 3) ? 1 : 0;
   EXPECT_NEAR(hits / 300'000.0, 1.0 / 3.0, 0.005);
 }
 
