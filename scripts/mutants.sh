@@ -23,7 +23,7 @@ mutants=(
   "lock_impls/families/common.cpp|  const Duration constant = Duration::from_ms(drift.constant_ms);|  const Duration constant = Duration::from_ms(drift.constant_ms); if (ttl.ns() >= 0) return Duration::zero();|ExplorationProperties.RedlockHoldsWithRatesInsideTheDriftBound"
   "sim/resource/resource.cpp|const bool fenced_reads = options_.fencing == FencingMode::fence_all;|const bool fenced_reads = false;|ExplorationProperties.FencedResourceIsSafeForEveryLock"
   "sim/runner/runner.cpp|Duration::from_ms(*fault.duration_ms);|Duration::from_ms(*fault.duration_ms / 20);|ExplorationProperties.DelayedRestartsKeepCorrectLocksSafe"
-  "sim/explore/fault_plan.cpp|if (!rng.chance(bounds.on_numerator, bounds.on_denominator)) continue;|continue;|ExplorationProperties.FinderFindsAndShrinksKleppmannsViolations"
+  "sim/explore/fault_plan.cpp|if (!rng.chance(bounds.on_numerator, bounds.on_denominator)) continue;|continue;|ExplorationProperties.FinderFindsAndShrinksTheClockJumpOverlap"
 )
 
 survivors=0
