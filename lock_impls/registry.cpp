@@ -133,11 +133,23 @@ std::vector<LockOverride> plus(std::vector<LockOverride> keys, std::vector<LockO
   return keys;
 }
 
-void apply_redlock(ParamReader& p, RedlockOptions& o) {
+// The overrides Redlock and single-instance locks share (their options use the same names).
+template <typename Options>
+void apply_common(ParamReader& p, Options& o) {
   o.ttl = p.ms("ttl_ms", o.ttl);
   o.clock = p.choice("clock", o.clock == ClockKind::wall ? 0 : 1, {"wall", "monotonic"}) == 0
                 ? ClockKind::wall
                 : ClockKind::monotonic;
+  o.request_timeout = p.ms("request_timeout_ms", o.request_timeout);
+  o.retry_count = static_cast<int32_t>(p.integer("retry_count", o.retry_count));
+  o.retry_delay.min_ms = p.integer("retry_delay_ms_min", o.retry_delay.min_ms);
+  o.retry_delay.jitter_ms = p.integer("retry_jitter_ms", o.retry_delay.jitter_ms);
+  o.drift.ppm = p.integer("drift_ppm", o.drift.ppm);
+  o.drift.constant_ms = p.integer("drift_constant_ms", o.drift.constant_ms);
+}
+
+void apply_redlock(ParamReader& p, RedlockOptions& o) {
+  apply_common(p, o);
   o.fan_out =
       p.choice("fan_out", o.fan_out == FanOut::parallel ? 0 : 1, {"parallel", "sequential"}) == 0
           ? FanOut::parallel
@@ -145,27 +157,13 @@ void apply_redlock(ParamReader& p, RedlockOptions& o) {
   o.wait = p.choice("wait", o.wait == FanOutMode::wait_for_all ? 0 : 1, {"all", "quorum"}) == 0
                ? FanOutMode::wait_for_all
                : FanOutMode::return_at_quorum;
-  o.request_timeout = p.ms("request_timeout_ms", o.request_timeout);
-  o.retry_count = static_cast<int32_t>(p.integer("retry_count", o.retry_count));
-  o.retry_delay.min_ms = p.integer("retry_delay_ms_min", o.retry_delay.min_ms);
-  o.retry_delay.jitter_ms = p.integer("retry_jitter_ms", o.retry_delay.jitter_ms);
-  o.drift.ppm = p.integer("drift_ppm", o.drift.ppm);
-  o.drift.constant_ms = p.integer("drift_constant_ms", o.drift.constant_ms);
   o.extend_quorum = p.count("extend_quorum", o.extend_quorum);
 }
 
+// The Redis docs apply no drift to one instance; the catalogue's convention does (S15, S22), so
+// single-instance locks take the drift overrides too.
 void apply_single(ParamReader& p, SingleInstanceOptions& o) {
-  o.ttl = p.ms("ttl_ms", o.ttl);
-  o.clock = p.choice("clock", o.clock == ClockKind::wall ? 0 : 1, {"wall", "monotonic"}) == 0
-                ? ClockKind::wall
-                : ClockKind::monotonic;
-  o.request_timeout = p.ms("request_timeout_ms", o.request_timeout);
-  o.retry_count = static_cast<int32_t>(p.integer("retry_count", o.retry_count));
-  o.retry_delay.min_ms = p.integer("retry_delay_ms_min", o.retry_delay.min_ms);
-  o.retry_delay.jitter_ms = p.integer("retry_jitter_ms", o.retry_delay.jitter_ms);
-  // The Redis docs apply no drift to one instance; the catalogue's convention does (S15, S22).
-  o.drift.ppm = p.integer("drift_ppm", o.drift.ppm);
-  o.drift.constant_ms = p.integer("drift_constant_ms", o.drift.constant_ms);
+  apply_common(p, o);
 }
 
 void apply_hash(ParamReader& p, HashLockOptions& o) {
