@@ -195,18 +195,43 @@ Simulator::~Simulator() {
     processes_.pop_back();
 }
 
+// The queue is a 4-ary min-heap on (time, sequence): half the depth of a binary heap, and the
+// four children of a node share a cache line or two. Holes move instead of swapping events.
 void Simulator::push(Event event) {
   SIM_ASSERT_LE(now_.ns(), event.time.ns());
   event.sequence = sequence_++;
+  std::size_t hole = queue_.size();
   queue_.push_back(event);
-  std::push_heap(queue_.begin(), queue_.end(), later);
+  while (hole > 0) {
+    const std::size_t parent = (hole - 1) / 4;
+    if (!later(queue_[parent], event)) break;
+    queue_[hole] = queue_[parent];
+    hole = parent;
+  }
+  queue_[hole] = event;
 }
 
 Event Simulator::pop() {
-  std::pop_heap(queue_.begin(), queue_.end(), later);
-  Event event = queue_.back();
+  const Event top = queue_.front();
+  const Event last = queue_.back();
   queue_.pop_back();
-  return event;
+  const std::size_t size = queue_.size();
+  if (size == 0) return top;
+  std::size_t hole = 0;
+  while (true) {
+    const std::size_t first_child = 4 * hole + 1;
+    if (first_child >= size) break;
+    std::size_t earliest = first_child;
+    const std::size_t end = std::min(first_child + 4, size);
+    for (std::size_t child = first_child + 1; child < end; ++child) {
+      if (later(queue_[earliest], queue_[child])) earliest = child;
+    }
+    if (!later(last, queue_[earliest])) break;
+    queue_[hole] = queue_[earliest];
+    hole = earliest;
+  }
+  queue_[hole] = last;
+  return top;
 }
 
 void Simulator::schedule_action(Instant at, std::function<void()> action) {

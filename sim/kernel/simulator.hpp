@@ -238,7 +238,7 @@ class Simulator {
   uint64_t message_ids_ = 0;
   bool stop_requested_ = false;
   bool in_flight_limit_hit_ = false;
-  std::vector<Event> queue_;  // binary min-heap on (time, sequence)
+  std::vector<Event> queue_;  // 4-ary min-heap on (time, sequence)
   std::vector<std::unique_ptr<Process>> processes_;
   std::vector<Message> messages_;
   std::vector<uint32_t> free_messages_;
