@@ -10,15 +10,8 @@ namespace {
 
 using testing::LockWorld;
 
-Instant at_ms(int64_t ms) {
-  return Instant::from_ms(ms);
-}
-
-std::unique_ptr<LockClient> make(const std::string& name, Port& port, LockParams params = {}) {
-  MadeLock made = make_lock(name, port, params);
-  EXPECT_TRUE(made.client) << made.error;
-  return std::move(made.client);
-}
+using testing::at_ms;
+using testing::make;
 
 // redsync v4: one value for every try, a release after each failed try, drift 1% with no +2.
 TEST(ProfileRedsyncV4, OneValueForAllTriesReleaseAfterEachAndExactDrift) {

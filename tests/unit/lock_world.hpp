@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "lock_impls/lock.hpp"
+#include "lock_impls/registry.hpp"
 #include "sim/kernel/task_process.hpp"
 #include "sim/redis/node.hpp"
 #include "sim/resource/resource.hpp"
@@ -111,5 +114,17 @@ struct LockWorld {
     return n;
   }
 };
+
+inline Instant at_ms(int64_t ms) {
+  return Instant::from_ms(ms);
+}
+
+// A registry lock; a construction error fails the test that asked for it.
+inline std::unique_ptr<LockClient> make(const std::string& name, Port& port,
+                                        LockParams params = {}) {
+  MadeLock made = make_lock(name, port, params);
+  EXPECT_TRUE(made.client) << made.error;
+  return std::move(made.client);
+}
 
 }  // namespace redlock_sim::testing

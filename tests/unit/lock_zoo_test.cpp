@@ -9,15 +9,8 @@ namespace {
 
 using testing::LockWorld;
 
-Instant at_ms(int64_t ms) {
-  return Instant::from_ms(ms);
-}
-
-std::unique_ptr<LockClient> make(const std::string& name, Port& port, LockParams params = {}) {
-  MadeLock made = make_lock(name, port, params);
-  EXPECT_TRUE(made.client) << made.error;
-  return std::move(made.client);
-}
+using testing::at_ms;
+using testing::make;
 
 // A releases after its key expired and B took the lock: does B's key survive A's release?
 bool b_survives_late_release(const std::string& name) {
