@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -58,7 +59,7 @@ std::string checker_name(const std::string& shorthand) {
 // outcomes of the longest completed prefix, so the set of seeds reported is always contiguous.
 std::vector<SeedOutcome> run_seeds(const Scenario& base, const ExploreConfig& config,
                                    uint64_t start, uint64_t count, double time_limit_s,
-                                   unsigned jobs, bool show_progress) {
+                                   unsigned jobs, bool show_progress, bool attribute) {
   std::vector<SeedOutcome> outcomes(count);
   std::vector<char> finished(count, 0);
   std::atomic<uint64_t> next{0};
@@ -70,13 +71,13 @@ std::vector<SeedOutcome> run_seeds(const Scenario& base, const ExploreConfig& co
     while (!stop.load()) {
       const uint64_t index = next.fetch_add(1);
       if (index >= count) return;
-      SeedOutcome outcome = explore_seed(base, start + index, config, factory);
+      SeedOutcome outcome = explore_seed(base, start + index, config, factory, attribute);
       for (const std::string& c : outcome.violated) {
         (c == "mutual_exclusion"  ? progress.mx
          : c == "resource_safety" ? progress.rs
                                   : progress.lv)++;
       }
-      progress.events += outcome.events;
+      progress.events += outcome.events + outcome.attribution_events;
       outcomes[index] = std::move(outcome);
       finished[index] = 1;
       progress.done++;
@@ -132,6 +133,7 @@ int run_explore(const std::vector<std::string>& arguments) {
   std::string out_dir;
   uint32_t shrink_max = 8;
   uint32_t shrink_runs = 2000;
+  std::string group_by = "involved";
   options.add_options()("help,h", "show this help")(
       "faults", po::value<std::string>(&faults_flag),
       "comma-separated fault classes to draw from (default: all; 'redlock-sim list' names them)")(
@@ -145,7 +147,11 @@ int run_explore(const std::vector<std::string>& arguments) {
       "shrink-max", po::value<uint32_t>(&shrink_max)->default_value(8),
       "shrink at most this many distinct findings")(
       "shrink-runs", po::value<uint32_t>(&shrink_runs)->default_value(2000),
-      "run budget per shrink")("quiet,q", "no progress line (for CI)");
+      "run budget per shrink")(
+      "group-by", po::value<std::string>(&group_by)->default_value("involved"),
+      "involved: file each violation under the fault classes it needs (drops classes and "
+      "re-runs); on: under every class the seed turned on (no extra runs)")(
+      "quiet,q", "no progress line (for CI)");
   po::variables_map values;
   if (auto done = parse_with_file(
           arguments, options, "explore",
@@ -159,12 +165,27 @@ int run_explore(const std::vector<std::string>& arguments) {
   }
   if (seeds == 0 && time_limit <= 0) return bad_input("explore: give --seeds N or --time-limit S");
   if (jobs == 0 || jobs > 256) return bad_input("explore: --jobs must be in [1, 256]");
+  if (values.count("time-limit") && !(time_limit > 0 && time_limit < 1e9)) {
+    return bad_input("explore: --time-limit must be a number of seconds above 0");
+  }
+  if (!out_dir.empty()) {
+    if (auto failed = prepare_out_dir("explore", out_dir)) return *failed;
+  }
+  if (group_by != "involved" && group_by != "on") {
+    return bad_input("explore: --group-by must be 'involved' or 'on'");
+  }
   ExploreConfig config;
   if (!faults_flag.empty()) {
     config.classes.clear();
     for (const std::string& name : split(faults_flag)) {
       const auto fault_class = parse_fault_class(name);
-      if (!fault_class) return bad_input("explore: unknown fault class '" + name + "'");
+      if (!fault_class) {
+        std::vector<std::string> known;
+        for (FaultClass c : all_fault_classes())
+          known.push_back(fault_class_name(c));
+        return bad_input("explore: unknown fault class '" + name + "'" +
+                         name_hint(name, known, "'redlock-sim list'"));
+      }
       config.classes.push_back(*fault_class);
     }
   }
@@ -185,16 +206,25 @@ int run_explore(const std::vector<std::string>& arguments) {
   const bool show_progress = !quiet && isatty(STDERR_FILENO) != 0;
   const uint64_t count = seeds > 0 ? seeds : 1'000'000'000ULL;
   const auto began = Clock::now();
-  const std::vector<SeedOutcome> outcomes =
-      run_seeds(base, config, seed_start, count, time_limit, jobs, show_progress);
+  const std::vector<SeedOutcome> outcomes = run_seeds(base, config, seed_start, count, time_limit,
+                                                      jobs, show_progress, group_by == "involved");
   const double elapsed = std::chrono::duration<double>(Clock::now() - began).count();
   uint64_t events = 0;
-  for (const SeedOutcome& o : outcomes)
-    events += o.events;
+  uint64_t attribution_runs = 0;
+  for (const SeedOutcome& o : outcomes) {
+    events += o.events + o.attribution_events;
+    attribution_runs += o.attribution_runs;
+  }
   std::printf("explored %zu seeds (%llu..%llu) in %.2f s: %.1f seeds/s, %.2f M events/s\n",
               outcomes.size(), static_cast<unsigned long long>(seed_start),
               static_cast<unsigned long long>(seed_start + outcomes.size() - 1), elapsed,
               outcomes.size() / std::max(elapsed, 1e-9), events / std::max(elapsed, 1e-9) / 1e6);
+  if (attribution_runs > 0) {
+    std::printf(
+        "(and %llu runs that dropped fault classes to see which ones each violation "
+        "needs)\n",
+        static_cast<unsigned long long>(attribution_runs));
+  }
 
   const std::vector<Finding> findings = collect_findings(base, outcomes);
   if (findings.empty()) {
@@ -209,9 +239,13 @@ int run_explore(const std::vector<std::string>& arguments) {
   const LockFactory factory = registry_lock_factory();
   auto worker = [&] {
     for (std::size_t i = next.fetch_add(1); i < to_shrink; i = next.fetch_add(1)) {
-      const Scenario failing = scenario_for_seed(base, findings[i].first_seed, config);
+      // Shrinking starts from the seed's faults of the involved classes only.
+      const Scenario failing =
+          scenario_for_seed(base, findings[i].first_seed, config, findings[i].involved);
       shrunk[i].finding = findings[i];
-      shrunk[i].faults_before = failing.faults.size() - base.faults.size();
+      shrunk[i].faults_before =
+          scenario_for_seed(base, findings[i].first_seed, config).faults.size() -
+          base.faults.size();
       shrunk[i].shrunk = shrink_scenario(failing, findings[i].checker, factory,
                                          ShrinkOptions{.runs_max = shrink_runs});
     }
@@ -223,6 +257,7 @@ int run_explore(const std::vector<std::string>& arguments) {
     t.join();
 
   if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
+  std::map<std::string, std::size_t> minimal_shapes;  // checker|classes -> first finding (1-based)
   for (std::size_t i = 0; i < findings.size(); ++i) {
     const Finding& f = findings[i];
     std::printf("\n[%zu] %s\n    %llu occurrence(s), first at seed %llu\n", i + 1,
@@ -237,6 +272,21 @@ int run_explore(const std::vector<std::string>& arguments) {
     std::printf("    shrunk in %u runs: %zu -> %zu fault(s), %zu client(s), %zu node(s)%s\n",
                 s.shrunk.runs, s.faults_before, scenario.faults.size(), scenario.clients.size(),
                 scenario.nodes.size(), s.shrunk.minimal ? "" : " (run budget spent)");
+    // Shrinking also shortens and moves faults, so the minimal run may need fewer classes than
+    // the seed did; say so, and name an earlier finding that shrank to the same classes.
+    const std::vector<FaultClass> minimal_classes = fault_classes_of(scenario);
+    std::string classes;
+    for (FaultClass c : minimal_classes)
+      classes += std::string(classes.empty() ? "" : " ") + fault_class_name(c);
+    if (minimal_classes != f.involved) {
+      std::printf("    the minimal run needs only: %s\n",
+                  classes.empty() ? "no faults" : classes.c_str());
+    }
+    const std::string shape = f.checker + "|" + classes;
+    const auto [earlier, first_of_shape] = minimal_shapes.emplace(shape, i + 1);
+    if (!first_of_shape) {
+      std::printf("    (shrinks to the same checker and classes as [%zu])\n", earlier->second);
+    }
     if (out_dir.empty()) continue;
     const std::string stem = "finding-" + std::to_string(i + 1) + "-" + f.checker;
     const std::filesystem::path path = std::filesystem::path(out_dir) / (stem + ".json");

@@ -5,24 +5,75 @@
 
 namespace redlock_sim {
 
+namespace {
+
+ScenarioResult run_plan(const Scenario& base, const FaultPlan& plan, uint64_t seed,
+                        const LockFactory& factory) {
+  Scenario scenario = apply_fault_plan(base, plan, seed);
+  scenario.expect = Expectations{};
+  // Exploration runs many seeds: keep no trace records, only the digest.
+  return run_scenario(
+      scenario, factory,
+      RunOptions{.trace_records_max = 0, .record_story = false, .track_keys = false});
+}
+
+bool contains(const std::vector<FaultClass>& classes, FaultClass c) {
+  return std::find(classes.begin(), classes.end(), c) != classes.end();
+}
+
+// Greedy, in class order: drop a class for good when the checker still fails without it. The
+// result is 1-minimal: each class left is needed given the others.
+AttributedViolation attribute(const Scenario& base, const FaultPlan& plan, uint64_t seed,
+                              const std::string& checker, const LockFactory& factory,
+                              SeedOutcome& outcome) {
+  AttributedViolation violation{.checker = checker, .involved = plan.classes_on};
+  for (FaultClass candidate : plan.classes_on) {
+    std::vector<FaultClass> without;
+    for (FaultClass c : violation.involved) {
+      if (c != candidate) without.push_back(c);
+    }
+    const ScenarioResult result = run_plan(base, restrict_plan(plan, without), seed, factory);
+    ++outcome.attribution_runs;
+    outcome.attribution_events += result.stats.events;
+    if (verdict_of(result, checker) == Verdict::violated) violation.involved = std::move(without);
+  }
+  return violation;
+}
+
+}  // namespace
+
+FaultPlan restrict_plan(const FaultPlan& plan, const std::vector<FaultClass>& keep) {
+  FaultPlan out;
+  for (FaultClass c : plan.classes_on) {
+    if (contains(keep, c)) out.classes_on.push_back(c);
+  }
+  for (std::size_t i = 0; i < plan.faults.size(); ++i) {
+    if (!contains(keep, plan.fault_classes[i])) continue;
+    out.faults.push_back(plan.faults[i]);
+    out.fault_classes.push_back(plan.fault_classes[i]);
+  }
+  return out;
+}
+
 Scenario scenario_for_seed(const Scenario& base, uint64_t seed, const ExploreConfig& config) {
   const FaultPlan plan = draw_fault_plan(base, seed, config.classes, config.bounds);
-  Scenario scenario = apply_fault_plan(base, plan, seed);
+  return scenario_for_seed(base, seed, config, plan.classes_on);
+}
+
+Scenario scenario_for_seed(const Scenario& base, uint64_t seed, const ExploreConfig& config,
+                           const std::vector<FaultClass>& involved) {
+  const FaultPlan plan = draw_fault_plan(base, seed, config.classes, config.bounds);
+  Scenario scenario = apply_fault_plan(base, restrict_plan(plan, involved), seed);
   scenario.expect = Expectations{};
   return scenario;
 }
 
 SeedOutcome explore_seed(const Scenario& base, uint64_t seed, const ExploreConfig& config,
-                         const LockFactory& factory) {
+                         const LockFactory& factory, bool attribute_classes) {
   SeedOutcome outcome;
   outcome.seed = seed;
   outcome.plan = draw_fault_plan(base, seed, config.classes, config.bounds);
-  Scenario scenario = apply_fault_plan(base, outcome.plan, seed);
-  scenario.expect = Expectations{};
-  // Exploration runs many seeds: keep no trace records, only the digest.
-  const ScenarioResult result =
-      run_scenario(scenario, factory,
-                   RunOptions{.trace_records_max = 0, .record_story = false, .track_keys = false});
+  const ScenarioResult result = run_plan(base, outcome.plan, seed, factory);
   outcome.mutual_exclusion = result.mutual_exclusion;
   outcome.resource_safety = result.resource_safety;
   outcome.liveness = result.liveness;
@@ -31,23 +82,27 @@ SeedOutcome explore_seed(const Scenario& base, uint64_t seed, const ExploreConfi
   outcome.grants = result.stats.grants;
   outcome.limit_hit = result.stats.limit_hit;
   for (const std::string& checker : config.checkers) {
-    if (verdict_of(result, checker) == Verdict::violated) outcome.violated.push_back(checker);
+    if (verdict_of(result, checker) != Verdict::violated) continue;
+    outcome.violated.push_back(checker);
+    outcome.violations.push_back(
+        attribute_classes
+            ? attribute(base, outcome.plan, seed, checker, factory, outcome)
+            : AttributedViolation{.checker = checker, .involved = outcome.plan.classes_on});
   }
   return outcome;
 }
 
-std::string violation_signature(const Scenario& base, const SeedOutcome& outcome,
-                                const std::string& checker) {
+std::string violation_signature(const Scenario& base, const AttributedViolation& violation) {
   std::set<std::string> profiles;
   for (const ClientSpec& client : base.clients)
     profiles.insert(client.profile);
-  std::string signature = checker + " |";
+  std::string signature = violation.checker + " |";
   for (const std::string& profile : profiles)
     signature += " " + profile;
   signature += " |";
-  for (FaultClass c : outcome.plan.classes_on)
+  for (FaultClass c : violation.involved)
     signature += std::string(" ") + fault_class_name(c);
-  if (outcome.plan.classes_on.empty()) signature += " no-faults";
+  if (violation.involved.empty()) signature += " no-faults";
   return signature;
 }
 
@@ -56,12 +111,13 @@ std::vector<Finding> collect_findings(const Scenario& base,
   std::vector<Finding> findings;
   std::map<std::string, std::size_t> index;
   for (const SeedOutcome& outcome : outcomes) {
-    for (const std::string& checker : outcome.violated) {
-      const std::string signature = violation_signature(base, outcome, checker);
+    for (const AttributedViolation& violation : outcome.violations) {
+      const std::string signature = violation_signature(base, violation);
       auto [it, inserted] = index.emplace(signature, findings.size());
       if (inserted) {
         findings.push_back(Finding{.signature = signature,
-                                   .checker = checker,
+                                   .checker = violation.checker,
+                                   .involved = violation.involved,
                                    .first_seed = outcome.seed,
                                    .occurrences = 0});
       }

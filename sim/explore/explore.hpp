@@ -1,6 +1,9 @@
 // Exploration: run a base scenario under many swarm fault plans, one seed each, and collect the
-// distinct violations (by signature: checker, lock profiles, fault classes on). Single-threaded
-// and deterministic per seed; the CLI runs seeds on several threads and merges in seed order.
+// distinct violations (by signature: checker, lock profiles, fault classes involved). Each
+// violation's involved classes are found by dropping whole classes from its plan while the
+// checker still fails, so a swarm that turned eight classes on for a GC-pause bug files it under
+// "client-pause" alone. Single-threaded and deterministic per seed; the CLI runs seeds on several
+// threads and merges in seed order.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,13 @@ struct ExploreConfig {
   std::vector<std::string> checkers = {"mutual_exclusion", "resource_safety", "liveness"};
 };
 
+// One violated checker of one seed, and the fault classes it needs: a 1-minimal subset of the
+// classes the plan turned on (dropping any one more class's faults makes the checker hold).
+struct AttributedViolation {
+  std::string checker;
+  std::vector<FaultClass> involved;  // in class order; empty: the base scenario fails alone
+};
+
 struct SeedOutcome {
   uint64_t seed = 0;
   FaultPlan plan;
@@ -28,31 +38,43 @@ struct SeedOutcome {
   Verdict resource_safety = Verdict::not_checked;
   Verdict liveness = Verdict::not_checked;
   std::vector<std::string> violated;  // checkers from the config that were violated
-  uint64_t events = 0;
+  std::vector<AttributedViolation>
+      violations;       // parallel to `violated` when classes were attributed
+  uint64_t events = 0;  // of the seed's run (attribution runs not counted)
+  uint32_t attribution_runs = 0;
+  uint64_t attribution_events = 0;
   int64_t simulated_ms = 0;
   uint64_t grants = 0;
   bool limit_hit = false;
 };
 
+// Runs one seed. With `attribute`, each violation gets its involved classes (at most one extra
+// run per class turned on); without, every class the plan turned on.
 SeedOutcome explore_seed(const Scenario& base, uint64_t seed, const ExploreConfig& config,
-                         const LockFactory& factory);
+                         const LockFactory& factory, bool attribute = false);
+
+// The plan with every fault of the classes not in `keep` removed.
+FaultPlan restrict_plan(const FaultPlan& plan, const std::vector<FaultClass>& keep);
 
 // "checker | profiles | classes": what makes two violations the same finding.
-std::string violation_signature(const Scenario& base, const SeedOutcome& outcome,
-                                const std::string& checker);
+std::string violation_signature(const Scenario& base, const AttributedViolation& violation);
 
 struct Finding {
   std::string signature;
   std::string checker;
+  std::vector<FaultClass> involved;
   uint64_t first_seed = 0;
   uint64_t occurrences = 0;
 };
 
-// Groups outcomes (in seed order) into findings, first seed first.
+// Groups attributed outcomes (in seed order) into findings, first seed first.
 std::vector<Finding> collect_findings(const Scenario& base,
                                       const std::vector<SeedOutcome>& outcomes);
 
-// The scenario that reproduces one seed's run: the base plus that seed's faults.
+// The scenario that reproduces one seed's run: the base plus that seed's faults (only those of
+// the `involved` classes when given).
 Scenario scenario_for_seed(const Scenario& base, uint64_t seed, const ExploreConfig& config);
+Scenario scenario_for_seed(const Scenario& base, uint64_t seed, const ExploreConfig& config,
+                           const std::vector<FaultClass>& involved);
 
 }  // namespace redlock_sim

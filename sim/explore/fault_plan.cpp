@@ -56,6 +56,40 @@ std::vector<FaultClass> all_fault_classes() {
   return out;
 }
 
+std::optional<FaultClass> fault_class_of(const Scenario& scenario, const FaultSpec& fault) {
+  bool node = false;
+  for (const NodeSpec& n : scenario.nodes)
+    node = node || n.name == fault.target;
+  switch (fault.kind) {
+    case FaultKind::clock_step:
+      return node ? FaultClass::node_clock_step : FaultClass::client_clock_step;
+    case FaultKind::clock_rate:
+      return node ? FaultClass::node_clock_rate : FaultClass::client_clock_rate;
+    case FaultKind::pause:
+      return node ? FaultClass::node_pause : FaultClass::client_pause;
+    case FaultKind::crash:
+      return node ? FaultClass::node_crash : FaultClass::client_crash;
+    case FaultKind::power_loss:
+      return FaultClass::node_power_loss;
+    case FaultKind::partition:
+      return FaultClass::partition;
+    case FaultKind::hold_message:
+      return FaultClass::message_delay;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::vector<FaultClass> fault_classes_of(const Scenario& scenario) {
+  std::vector<FaultClass> out;
+  for (const FaultSpec& f : scenario.faults) {
+    const std::optional<FaultClass> c = fault_class_of(scenario, f);
+    if (c && std::find(out.begin(), out.end(), *c) == out.end()) out.push_back(*c);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 namespace {
 
 struct Drawer {

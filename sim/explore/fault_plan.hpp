@@ -35,6 +35,11 @@ std::optional<FaultClass> parse_fault_class(const std::string& name);
 std::vector<FaultClass> all_fault_classes();
 // One line per class, for `redlock-sim list`.
 const char* fault_class_description(FaultClass fault_class);
+// The class a fault of `scenario` belongs to, from its kind and target (a node or a client);
+// nothing for kinds the swarm never draws (offsets, slews, resumes, shutdowns, heals, ...).
+std::optional<FaultClass> fault_class_of(const Scenario& scenario, const FaultSpec& fault);
+// The classes of a scenario's faults, in class order, each once.
+std::vector<FaultClass> fault_classes_of(const Scenario& scenario);
 
 // Bounds on what the swarm draws; users set them (explore flags). A time bound of 0 means "half
 // the scenario's duration", so that faults fit inside the run and can be outlived.

@@ -101,6 +101,66 @@ TEST(Explore, ShrinksToAMinimalReproducibleScenario) {
   EXPECT_TRUE(again.expectations_met);
 }
 
+// Violations are filed under the fault classes they need, not every class the swarm turned on:
+// each finding's classes are 1-minimal (dropping any one of them makes the checker hold), the
+// findings are fewer than the distinct on-sets, and attribution is deterministic.
+TEST(Explore, FindingsNameOnlyTheFaultClassesInvolved) {
+  const Scenario base = load("redlock-workload");
+  const ExploreConfig config;  // every class, every checker
+  const LockFactory factory = testing::registry_factory();
+  std::vector<SeedOutcome> outcomes;
+  std::set<std::string> on_sets;
+  std::size_t narrowed = 0;
+  for (uint64_t seed = 1; seed <= 150; ++seed) {
+    outcomes.push_back(explore_seed(base, seed, config, factory, true));
+    const SeedOutcome& o = outcomes.back();
+    ASSERT_EQ(o.violations.size(), o.violated.size());
+    for (const AttributedViolation& v : o.violations) {
+      on_sets.insert(v.checker + text_of(o.plan.faults));
+      if (v.involved.size() < o.plan.classes_on.size()) ++narrowed;
+    }
+  }
+  const std::vector<Finding> findings = collect_findings(base, outcomes);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_LT(findings.size(), on_sets.size());
+  EXPECT_GT(narrowed, 0u);
+  for (const Finding& f : findings) {
+    const Scenario needed = scenario_for_seed(base, f.first_seed, config, f.involved);
+    EXPECT_EQ(verdict_of(run_scenario(needed, factory), f.checker), Verdict::violated)
+        << f.signature;
+    for (FaultClass dropped : f.involved) {
+      std::vector<FaultClass> fewer;
+      for (FaultClass c : f.involved) {
+        if (c != dropped) fewer.push_back(c);
+      }
+      const Scenario less = scenario_for_seed(base, f.first_seed, config, fewer);
+      EXPECT_NE(verdict_of(run_scenario(less, factory), f.checker), Verdict::violated)
+          << f.signature << " without " << fault_class_name(dropped);
+    }
+    const SeedOutcome again = explore_seed(base, f.first_seed, config, factory, true);
+    bool same = false;
+    for (const AttributedViolation& v : again.violations)
+      same = same || violation_signature(base, v) == f.signature;
+    EXPECT_TRUE(same) << f.signature;
+  }
+}
+
+// Restricting a plan keeps exactly the faults of the kept classes, in order.
+TEST(Explore, RestrictedPlansKeepOnlyTheKeptClasses) {
+  const Scenario base = load("redlock-workload");
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const FaultPlan plan = draw_fault_plan(base, seed, all_fault_classes(), ExploreBounds{});
+    const std::vector<FaultClass> keep = {FaultClass::client_pause, FaultClass::partition};
+    const FaultPlan kept = restrict_plan(plan, keep);
+    std::vector<FaultSpec> expected = faults_of(plan, FaultClass::client_pause);
+    for (const FaultSpec& f : faults_of(plan, FaultClass::partition))
+      expected.push_back(f);
+    EXPECT_EQ(text_of(kept.faults), text_of(expected)) << "seed " << seed;
+    for (FaultClass c : kept.classes_on)
+      EXPECT_TRUE(c == FaultClass::client_pause || c == FaultClass::partition);
+  }
+}
+
 }  // namespace
 }  // namespace redlock_sim
 
