@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/command.hpp"
+#include "cli/options.hpp"
 #include "sim/stories/kernel_demo.hpp"
 
 namespace redlock_sim::cli {
@@ -17,7 +18,7 @@ int run_demo(const std::vector<std::string>& arguments) {
       "seed", po::value<uint64_t>(&seed)->default_value(1), "root seed of the run");
   po::variables_map values;
   try {
-    po::store(po::command_line_parser(arguments).options(options).run(), values);
+    store_checked(po::command_line_parser(arguments).options(options).run(), values);
     po::notify(values);
   } catch (const po::error& error) {
     return bad_input(std::string("demo: ") + error.what());

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/options.hpp"
 #include "lock_impls/registry.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/explore/fault_plan.hpp"
@@ -168,7 +169,7 @@ int run_list(const std::vector<std::string>& arguments) {
       "the folder of scenario files (default: scenarios/ of the source tree, else ./scenarios)");
   po::variables_map values;
   try {
-    po::store(po::command_line_parser(arguments).options(options).run(), values);
+    store_checked(po::command_line_parser(arguments).options(options).run(), values);
     po::notify(values);
   } catch (const po::error& error) {
     return bad_input(std::string("list: ") + error.what());

@@ -13,6 +13,7 @@
 
 #include "cli/command.hpp"
 #include "cli/lock_wiring.hpp"
+#include "cli/options.hpp"
 #include "lock_impls/registry.hpp"
 #include "scenarios/writer.hpp"
 #include "sim/explore/matrix.hpp"
@@ -185,7 +186,7 @@ int run_matrix(const std::vector<std::string>& arguments) {
                                                                               "no progress line");
   po::variables_map values;
   try {
-    po::store(po::command_line_parser(arguments).options(options).run(), values);
+    store_checked(po::command_line_parser(arguments).options(options).run(), values);
     po::notify(values);
   } catch (const po::error& error) {
     return bad_input(std::string("matrix: ") + error.what());
@@ -193,11 +194,22 @@ int run_matrix(const std::vector<std::string>& arguments) {
   if (values.count("help")) {
     std::cout << "Runs every lock (families, profiles, zoo) against every fault column and\n"
                  "prints the violation rates. Exit 0; 1 if it disagrees with the catalogue.\n\n"
-              << options << "\n";
+              << options << "\nColumns:\n";
+    for (const MatrixColumn& c : matrix_columns())
+      std::printf("  %-22s %s\n", c.name.c_str(), c.description.c_str());
     return exit_ok;
   }
   if (seeds == 0 || seeds > 100'000) return bad_input("matrix: --seeds must be in [1, 100000]");
   if (jobs_count == 0 || jobs_count > 256) return bad_input("matrix: --jobs must be in [1, 256]");
+  if (!out_dir.empty()) {
+    if (auto failed = prepare_out_dir("matrix", out_dir)) return *failed;
+  }
+  if (!markdown_path.empty()) {
+    if (auto failed = check_output_file("matrix", "--markdown", markdown_path)) return *failed;
+  }
+  if (!json_path.empty()) {
+    if (auto failed = check_output_file("matrix", "--json", json_path)) return *failed;
+  }
   std::vector<const LockEntry*> locks;
   for (const LockEntry& entry : lock_entries())
     locks.push_back(&entry);
@@ -205,7 +217,13 @@ int run_matrix(const std::vector<std::string>& arguments) {
     locks.clear();
     for (const std::string& name : split(locks_flag)) {
       const LockEntry* entry = find_lock_entry(name);
-      if (entry == nullptr) return bad_input("matrix: unknown lock '" + name + "'");
+      if (entry == nullptr) {
+        std::vector<std::string> known;
+        for (const LockEntry& e : lock_entries())
+          known.push_back(e.name);
+        return bad_input("matrix: unknown lock '" + name + "'" +
+                         name_hint(name, known, "'redlock-sim list'"));
+      }
       locks.push_back(entry);
     }
   }
@@ -218,7 +236,13 @@ int run_matrix(const std::vector<std::string>& arguments) {
       const MatrixColumn* found = nullptr;
       for (const MatrixColumn& c : matrix_columns())
         found = c.name == name ? &c : found;
-      if (found == nullptr) return bad_input("matrix: unknown column '" + name + "'");
+      if (found == nullptr) {
+        std::vector<std::string> known;
+        for (const MatrixColumn& c : matrix_columns())
+          known.push_back(c.name);
+        return bad_input("matrix: unknown column '" + name + "'" +
+                         name_hint(name, known, "'redlock-sim matrix --help'"));
+      }
       columns.push_back(found);
     }
   }
@@ -270,8 +294,9 @@ int run_matrix(const std::vector<std::string>& arguments) {
   }
   std::printf("\nagreement with the catalogue: %s\n",
               disagreements == 0 ? "every checked cell agrees" : "DISAGREEMENTS (see Markdown)");
-  if (!markdown_path.empty()) {
-    std::ofstream(markdown_path) << markdown(jobs, locks, columns, seeds, agreement);
+  if (!markdown_path.empty() &&
+      !write_file(markdown_path, markdown(jobs, locks, columns, seeds, agreement))) {
+    return bad_input("matrix: cannot write " + markdown_path);
   }
   if (!json_path.empty()) {
     nlohmann::json cells = nlohmann::json::array();
@@ -285,7 +310,9 @@ int run_matrix(const std::vector<std::string>& arguments) {
                        {"grants", job.cell.grants},
                        {"counterexample", job.cell.counterexample}});
     }
-    std::ofstream(json_path) << nlohmann::json{{"seeds", seeds}, {"cells", cells}}.dump(2) << "\n";
+    if (!write_file(json_path, nlohmann::json{{"seeds", seeds}, {"cells", cells}}.dump(2) + "\n")) {
+      return bad_input("matrix: cannot write " + json_path);
+    }
   }
   return disagreements == 0 ? exit_ok : exit_failed;
 }

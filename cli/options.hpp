@@ -2,6 +2,8 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -10,6 +12,84 @@
 #include "cli/command.hpp"
 
 namespace redlock_sim::cli {
+
+// Boost reads "-1" into an unsigned option as 2^64 - 1 and runs with that; refuse a sign on any
+// unsigned option instead, with Boost's own wording.
+inline void reject_signs_on_unsigned(const boost::program_options::parsed_options& parsed) {
+  namespace po = boost::program_options;
+  if (parsed.description == nullptr) return;
+  for (const po::option& o : parsed.options) {
+    if (o.string_key.empty()) continue;
+    const po::option_description* d = parsed.description->find_nothrow(o.string_key, false);
+    if (d == nullptr) continue;
+    const po::value_semantic* semantic = d->semantic().get();
+    const bool is_unsigned = dynamic_cast<const po::typed_value<unsigned long>*>(semantic) ||
+                             dynamic_cast<const po::typed_value<unsigned long long>*>(semantic) ||
+                             dynamic_cast<const po::typed_value<unsigned>*>(semantic);
+    if (!is_unsigned) continue;
+    for (const std::string& token : o.value) {
+      if (!token.empty() && (token[0] == '-' || token[0] == '+')) {
+        throw po::error("the argument ('" + token + "') for option '--" + o.string_key +
+                        "' is invalid: it takes a number of 0 or more, without a sign");
+      }
+    }
+  }
+}
+
+// po::store after the check above: what every subcommand uses.
+inline void store_checked(const boost::program_options::parsed_options& parsed,
+                          boost::program_options::variables_map& values) {
+  reject_signs_on_unsigned(parsed);
+  boost::program_options::store(parsed, values);
+}
+
+// " (did you mean 'a', 'b'?)" for the known names that contain `given` or that it contains, or
+// a pointer to the list; appended to "unknown ..." messages.
+inline std::string name_hint(const std::string& given, const std::vector<std::string>& known,
+                             const std::string& listed_by) {
+  std::string close;
+  int count = 0;
+  for (const std::string& name : known) {
+    const bool related = !given.empty() && (name.find(given) != std::string::npos ||
+                                            given.find(name) != std::string::npos);
+    if (!related || count == 3) continue;
+    close += std::string(count++ == 0 ? "" : ", ") + "'" + name + "'";
+  }
+  if (count > 0) return " (did you mean " + close + "?)";
+  return " (" + listed_by + " lists them)";
+}
+
+// Creates an output folder before any work is done, so a bad --out stops at once with exit 2
+// rather than after minutes of exploration.
+inline std::optional<int> prepare_out_dir(const std::string& command, const std::string& dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error || !std::filesystem::is_directory(dir, error)) {
+    return bad_input(command + ": --out: cannot create the folder '" + dir + "'");
+  }
+  return std::nullopt;
+}
+
+// An output file's folder must exist before any work is done (checked up front, like --out).
+inline std::optional<int> check_output_file(const std::string& command, const std::string& flag,
+                                            const std::string& path) {
+  std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  if (folder.empty()) folder = ".";
+  std::error_code error;
+  if (path.empty() || !std::filesystem::is_directory(folder, error)) {
+    return bad_input(command + ": " + flag + ": no folder '" + folder.string() + "' for '" + path +
+                     "'");
+  }
+  return std::nullopt;
+}
+
+// Writes a whole file; false when it could not.
+inline bool write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  return static_cast<bool>(out);
+}
 
 // Parses `arguments` with `options` plus one positional FILE (stored as "file"). Returns an exit
 // code when the command is done (bad flags: exit_bad_input with one message; --help: the help,
@@ -26,7 +106,8 @@ inline std::optional<int> parse_with_file(
   po::positional_options_description positional;
   positional.add("file", 1);
   try {
-    po::store(po::command_line_parser(arguments).options(all).positional(positional).run(), values);
+    store_checked(po::command_line_parser(arguments).options(all).positional(positional).run(),
+                  values);
     po::notify(values);
   } catch (const po::error& error) {
     return bad_input(command + ": " + error.what());

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "cli/options.hpp"
 #include "sim/kernel/simulator.hpp"
 #include "sim/redis/cli_text.hpp"
 #include "sim/redis/node.hpp"
@@ -97,7 +98,7 @@ int run_redis(const std::vector<std::string>& arguments) {
       "seed", po::value<uint64_t>(&seed)->default_value(1), "seed of the active-expire sampling");
   po::variables_map values;
   try {
-    po::store(po::command_line_parser(arguments).options(options).run(), values);
+    store_checked(po::command_line_parser(arguments).options(options).run(), values);
     po::notify(values);
   } catch (const po::error& error) {
     return bad_input(std::string("redis: ") + error.what());

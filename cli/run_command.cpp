@@ -20,12 +20,6 @@ namespace {
 
 namespace po = boost::program_options;
 
-bool write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  return static_cast<bool>(out);
-}
-
 int run_run(const std::vector<std::string>& arguments) {
   po::options_description options("redlock-sim run FILE [options]");
   options.add_options()("help,h", "show this help")("seed", po::value<uint64_t>(),
@@ -41,6 +35,12 @@ int run_run(const std::vector<std::string>& arguments) {
           "liveness. Exit 0: expectations met; 1: not met; 2: bad input.",
           values)) {
     return *done;
+  }
+  for (const char* flag : {"json", "html", "trace"}) {
+    if (!values.count(flag)) continue;
+    const std::string path = values[flag].as<std::string>();
+    if (std::string(flag) == "json" && path == "-") continue;
+    if (auto failed = check_output_file("run", std::string("--") + flag, path)) return *failed;
   }
   const std::string file = values["file"].as<std::string>();
   Scenario scenario;

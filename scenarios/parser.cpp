@@ -1,5 +1,6 @@
 #include "scenarios/parser.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -687,6 +688,10 @@ Scenario parse_scenario_text(std::string_view text, const std::string& source,
 }
 
 Scenario parse_scenario_file(const std::string& path, const ProfileCheck& check_profile) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw ScenarioError(path, "$", "is a folder, not a scenario file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(path, "$", "cannot open the file");
   std::string text;
