@@ -291,11 +291,13 @@ int run_explore(const std::vector<std::string>& arguments) {
     const std::string stem = "finding-" + std::to_string(i + 1) + "-" + f.checker;
     const std::filesystem::path path = std::filesystem::path(out_dir) / (stem + ".json");
     const std::string command = "redlock-sim run " + path.string();
+    // The files show what `redlock-sim run` on the written scenario shows (its name included).
+    const ScenarioResult reproduced = run_scenario(scenario, factory);
     bool written = write_text(path, write_scenario(scenario));
     written = written && write_text(std::filesystem::path(out_dir) / (stem + ".result.json"),
-                                    result_json_text(s.shrunk.result));
+                                    result_json_text(reproduced));
     written = written && write_text(std::filesystem::path(out_dir) / (stem + ".txt"),
-                                    summary_text(s.shrunk.result, scenario.description, command));
+                                    summary_text(reproduced, scenario.description, command));
     // The picture: the same run again with every message kept for the arrows.
     const ScenarioResult pictured =
         run_scenario(scenario, factory, RunOptions{.message_log_max = 200'000});

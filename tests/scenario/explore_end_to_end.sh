@@ -19,4 +19,10 @@ grep -q '"resource_safety": "violated"' "$out/finding-1-resource_safety.result.j
   { echo "the written result does not show the violation"; exit 1; }
 "$cli" run "$out/finding-1-resource_safety.json" > "$out.run.log" 2>&1 ||
   { cat "$out.run.log"; echo "the shrunk scenario does not reproduce the violation"; exit 1; }
+# The written result and story are what `run` shows on the written file, byte for byte.
+"$cli" run "$out/finding-1-resource_safety.json" --json "$out.rerun.json" > /dev/null 2>&1
+cmp "$out/finding-1-resource_safety.result.json" "$out.rerun.json" ||
+  { echo "the written result differs from a run of the written scenario"; exit 1; }
+grep -q '^Expectations: met' "$out/finding-1-resource_safety.txt" ||
+  { echo "the written story does not show the file's expectations met"; exit 1; }
 echo "explore found, shrank and wrote a reproducible counterexample"

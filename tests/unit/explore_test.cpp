@@ -87,6 +87,7 @@ TEST(Explore, ShrinksToAMinimalReproducibleScenario) {
       shrink_scenario(failing, "resource_safety", testing::registry_factory());
   EXPECT_TRUE(shrunk.minimal);
   EXPECT_EQ(shrunk.result.resource_safety, Verdict::violated);
+  EXPECT_TRUE(shrunk.result.expectations_met);  // the result is that of the file it writes
   ASSERT_EQ(shrunk.scenario.faults.size(), 1u);
   EXPECT_EQ(shrunk.scenario.faults[0].kind, FaultKind::pause);
   EXPECT_LT(shrunk.scenario.nodes.size(), failing.nodes.size());
