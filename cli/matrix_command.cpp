@@ -1,6 +1,7 @@
 // `redlock-sim matrix`: every lock of the registry against every fault column, with violation
 // rates over N seeds, a shrunk counterexample per violated cell, and the check against the
 // public catalogue's verdicts. Prints a terminal table; writes Markdown and JSON on request.
+#include <algorithm>
 #include <atomic>
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -164,6 +165,26 @@ std::string markdown(const std::vector<Job>& jobs, const std::vector<const LockE
   return out;
 }
 
+// Narrows `items` (parallel to `names`) to the comma-separated names in `flag`, in that order;
+// an unknown name is bad input. An empty flag keeps them all.
+template <typename T>
+std::optional<int> choose(const std::string& flag, const std::string& what,
+                          const std::vector<std::string>& names, const char* listed_by,
+                          std::vector<const T*>& items) {
+  if (flag.empty()) return std::nullopt;
+  std::vector<const T*> chosen;
+  for (const std::string& name : split(flag)) {
+    const auto at = std::find(names.begin(), names.end(), name);
+    if (at == names.end()) {
+      return bad_input("matrix: unknown " + what + " '" + name + "'" +
+                       name_hint(name, names, listed_by));
+    }
+    chosen.push_back(items[static_cast<std::size_t>(at - names.begin())]);
+  }
+  items = chosen;
+  return std::nullopt;
+}
+
 int run_matrix(const std::vector<std::string>& arguments) {
   po::options_description options("redlock-sim matrix [options]");
   uint32_t seeds = 20;
@@ -210,41 +231,25 @@ int run_matrix(const std::vector<std::string>& arguments) {
   if (!json_path.empty()) {
     if (auto failed = check_output_file("matrix", "--json", json_path)) return *failed;
   }
+  // Every lock and column by default; else the named ones, in the order given.
   std::vector<const LockEntry*> locks;
-  for (const LockEntry& entry : lock_entries())
+  std::vector<std::string> lock_names;
+  for (const LockEntry& entry : lock_entries()) {
     locks.push_back(&entry);
-  if (!locks_flag.empty()) {
-    locks.clear();
-    for (const std::string& name : split(locks_flag)) {
-      const LockEntry* entry = find_lock_entry(name);
-      if (entry == nullptr) {
-        std::vector<std::string> known;
-        for (const LockEntry& e : lock_entries())
-          known.push_back(e.name);
-        return bad_input("matrix: unknown lock '" + name + "'" +
-                         name_hint(name, known, "'redlock-sim list'"));
-      }
-      locks.push_back(entry);
-    }
+    lock_names.push_back(entry.name);
   }
   std::vector<const MatrixColumn*> columns;
-  for (const MatrixColumn& c : matrix_columns())
+  std::vector<std::string> column_names;
+  for (const MatrixColumn& c : matrix_columns()) {
     columns.push_back(&c);
-  if (!columns_flag.empty()) {
-    columns.clear();
-    for (const std::string& name : split(columns_flag)) {
-      const MatrixColumn* found = nullptr;
-      for (const MatrixColumn& c : matrix_columns())
-        found = c.name == name ? &c : found;
-      if (found == nullptr) {
-        std::vector<std::string> known;
-        for (const MatrixColumn& c : matrix_columns())
-          known.push_back(c.name);
-        return bad_input("matrix: unknown column '" + name + "'" +
-                         name_hint(name, known, "'redlock-sim matrix --help'"));
-      }
-      columns.push_back(found);
-    }
+    column_names.push_back(c.name);
+  }
+  if (auto failed = choose(locks_flag, "lock", lock_names, "'redlock-sim list'", locks)) {
+    return *failed;
+  }
+  if (auto failed =
+          choose(columns_flag, "column", column_names, "'redlock-sim matrix --help'", columns)) {
+    return *failed;
   }
   std::vector<Job> jobs;
   for (const LockEntry* lock : locks) {
