@@ -12,6 +12,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
@@ -116,10 +117,52 @@ bool write_text(const std::filesystem::path& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
+// Validates the bound flags and reads --class-on N/D into the bounds.
+std::optional<int> check_bounds(ExploreBounds& bounds, const std::string& class_on) {
+  constexpr int64_t time_max = 1'000'000'000'000;
+  const std::pair<const char*, int64_t> times[] = {
+      {"window-ms", bounds.window_ms},
+      {"clock-step-max-ms", bounds.clock_step_ms_max},
+      {"pause-max-ms", bounds.pause_ms_max},
+      {"down-max-ms", bounds.down_ms_max},
+      {"partition-max-ms", bounds.partition_ms_max},
+      {"message-delay-max-ms", bounds.message_delay_ms_max}};
+  for (const auto& [flag, value] : times) {
+    if (value < 0 || value > time_max) {
+      return bad_input(std::string("explore: --") + flag + " must be in [0, 1000000000000]");
+    }
+  }
+  if (bounds.faults_per_class_max < 1 || bounds.faults_per_class_max > 16) {
+    return bad_input("explore: --faults-per-class must be in [1, 16]");
+  }
+  if (bounds.clock_rate_ppm_max < 1 || bounds.clock_rate_ppm_max > 999'999) {
+    return bad_input("explore: --clock-rate-max-ppm must be in [1, 999999]");
+  }
+  unsigned long numerator = 0;
+  unsigned long denominator = 0;
+  char extra = 0;
+  if (std::sscanf(class_on.c_str(), "%lu/%lu%c", &numerator, &denominator, &extra) != 2 ||
+      class_on.find_first_of("-+ ") != std::string::npos || numerator < 1 ||
+      denominator > 1'000'000 || numerator > denominator) {
+    return bad_input("explore: --class-on must be N/D with 1 <= N <= D <= 1000000, e.g. 1/2");
+  }
+  bounds.on_numerator = static_cast<uint32_t>(numerator);
+  bounds.on_denominator = static_cast<uint32_t>(denominator);
+  return std::nullopt;
+}
+
+nlohmann::json class_names(const std::vector<FaultClass>& classes) {
+  nlohmann::json names = nlohmann::json::array();
+  for (FaultClass c : classes)
+    names.push_back(fault_class_name(c));
+  return names;
+}
+
 struct ShrunkFinding {
   Finding finding;
   ShrinkResult shrunk;
-  std::size_t faults_before = 0;
+  std::size_t faults_before = 0;           // the seed's run: the base's faults and the plan's
+  std::vector<FaultClass> classes_before;  // of the scenario shrinking started from
 };
 
 int run_explore(const std::vector<std::string>& arguments) {
@@ -134,6 +177,7 @@ int run_explore(const std::vector<std::string>& arguments) {
   uint32_t shrink_max = 8;
   uint32_t shrink_runs = 2000;
   std::string group_by = "involved";
+  ExploreConfig config;
   options.add_options()("help,h", "show this help")(
       "faults", po::value<std::string>(&faults_flag),
       "comma-separated fault classes to draw from (default: all; 'redlock-sim list' names them)")(
@@ -152,13 +196,37 @@ int run_explore(const std::vector<std::string>& arguments) {
       "involved: file each violation under the fault classes it needs (drops classes and "
       "re-runs); on: under every class the seed turned on (no extra runs)")(
       "quiet,q", "no progress line (for CI)");
+  // The swarm's bounds. A time bound of 0 means half the scenario's duration.
+  po::options_description bound_options(
+      "Bounds of what the swarm draws (times in ms; a time of 0: half the run)");
+  ExploreBounds& bounds = config.bounds;
+  std::string class_on = "1/2";
+  bound_options.add_options()("window-ms", po::value<int64_t>(&bounds.window_ms)->default_value(0),
+                              "faults start in [0, window) (0: anywhere in the run)")(
+      "faults-per-class", po::value<uint32_t>(&bounds.faults_per_class_max)->default_value(2),
+      "at most this many faults of a class that is on (1 to 16)")(
+      "class-on", po::value<std::string>(&class_on)->default_value("1/2"),
+      "probability N/D that a class is on in a seed")(
+      "clock-step-max-ms", po::value<int64_t>(&bounds.clock_step_ms_max)->default_value(0),
+      "largest clock step, either sign")(
+      "clock-rate-max-ppm", po::value<int64_t>(&bounds.clock_rate_ppm_max)->default_value(50'000),
+      "largest clock rate error, either sign (1 to 999999)")(
+      "pause-max-ms", po::value<int64_t>(&bounds.pause_ms_max)->default_value(0), "longest pause")(
+      "down-max-ms", po::value<int64_t>(&bounds.down_ms_max)->default_value(0),
+      "longest time a crashed process stays down")(
+      "partition-max-ms", po::value<int64_t>(&bounds.partition_ms_max)->default_value(0),
+      "longest partition")("message-delay-max-ms",
+                           po::value<int64_t>(&bounds.message_delay_ms_max)->default_value(0),
+                           "longest time a message is held");
+  options.add(bound_options);
   po::variables_map values;
   if (auto done = parse_with_file(
           arguments, options, "explore",
           "Searches fault plans by itself: each seed turns a random subset of the fault\n"
           "classes on (swarm testing), runs the base scenario under them, and checks it.\n"
-          "Each distinct violation is shrunk to a minimal scenario file (with its JSON\n"
-          "result, story and HTML report under --out).\n"
+          "Violations are grouped by checker and the fault classes each one needs; each\n"
+          "group is shrunk to a minimal scenario file. --out DIR gets, per finding, the\n"
+          "scenario, its JSON result, its story and an HTML report, and findings.json.\n"
           "Exit 0: no violation found; 1: violations found; 2: bad input.",
           values)) {
     return *done;
@@ -174,7 +242,7 @@ int run_explore(const std::vector<std::string>& arguments) {
   if (group_by != "involved" && group_by != "on") {
     return bad_input("explore: --group-by must be 'involved' or 'on'");
   }
-  ExploreConfig config;
+  if (auto failed = check_bounds(bounds, class_on)) return *failed;
   if (!faults_flag.empty()) {
     config.classes.clear();
     for (const std::string& name : split(faults_flag)) {
@@ -227,8 +295,43 @@ int run_explore(const std::vector<std::string>& arguments) {
   }
 
   const std::vector<Finding> findings = collect_findings(base, outcomes);
+  // findings.json: what this exploration found, for CI and scripts. No timings, so the same
+  // flags give the same bytes whatever --jobs is.
+  nlohmann::json summary = {{"base", base.name},
+                            {"base_file", file},
+                            {"seeds",
+                             {{"first", seed_start},
+                              {"last", seed_start + outcomes.size() - 1},
+                              {"count", outcomes.size()}}},
+                            {"fault_classes", class_names(config.classes)},
+                            {"checkers", config.checkers},
+                            {"group_by", group_by},
+                            {"bounds",
+                             {{"window_ms", config.bounds.window_ms},
+                              {"faults_per_class", config.bounds.faults_per_class_max},
+                              {"class_on", class_on},
+                              {"clock_step_max_ms", config.bounds.clock_step_ms_max},
+                              {"clock_rate_max_ppm", config.bounds.clock_rate_ppm_max},
+                              {"pause_max_ms", config.bounds.pause_ms_max},
+                              {"down_max_ms", config.bounds.down_ms_max},
+                              {"partition_max_ms", config.bounds.partition_ms_max},
+                              {"message_delay_max_ms", config.bounds.message_delay_ms_max}}},
+                            {"findings", nlohmann::json::array()}};
+  nlohmann::json violating = nlohmann::json::object();
+  for (const std::string& checker : config.checkers) {
+    uint64_t count = 0;
+    for (const SeedOutcome& o : outcomes)
+      count += std::count(o.violated.begin(), o.violated.end(), checker);
+    violating[checker] = count;
+  }
+  summary["violating_seeds"] = violating;
+  const auto write_summary = [&] {
+    return out_dir.empty() ||
+           write_text(std::filesystem::path(out_dir) / "findings.json", summary.dump(2) + "\n");
+  };
   if (findings.empty()) {
     std::printf("no violation found\n");
+    if (!write_summary()) return bad_input("explore: cannot write to " + out_dir);
     return exit_ok;
   }
   std::printf("%zu distinct violation(s):\n", findings.size());
@@ -244,8 +347,8 @@ int run_explore(const std::vector<std::string>& arguments) {
           scenario_for_seed(base, findings[i].first_seed, config, findings[i].involved);
       shrunk[i].finding = findings[i];
       shrunk[i].faults_before =
-          scenario_for_seed(base, findings[i].first_seed, config).faults.size() -
-          base.faults.size();
+          scenario_for_seed(base, findings[i].first_seed, config).faults.size();
+      shrunk[i].classes_before = fault_classes_of(failing);
       shrunk[i].shrunk = shrink_scenario(failing, findings[i].checker, factory,
                                          ShrinkOptions{.runs_max = shrink_runs});
     }
@@ -263,6 +366,14 @@ int run_explore(const std::vector<std::string>& arguments) {
     std::printf("\n[%zu] %s\n    %llu occurrence(s), first at seed %llu\n", i + 1,
                 f.signature.c_str(), static_cast<unsigned long long>(f.occurrences),
                 static_cast<unsigned long long>(f.first_seed));
+    nlohmann::json& entry =
+        summary["findings"].emplace_back(nlohmann::json{{"index", i + 1},
+                                                        {"signature", f.signature},
+                                                        {"checker", f.checker},
+                                                        {"fault_classes", class_names(f.involved)},
+                                                        {"occurrences", f.occurrences},
+                                                        {"first_seed", f.first_seed},
+                                                        {"shrunk", nullptr}});
     if (i >= to_shrink) continue;
     ShrunkFinding& s = shrunk[i];
     Scenario& scenario = s.shrunk.scenario;
@@ -273,12 +384,13 @@ int run_explore(const std::vector<std::string>& arguments) {
                 s.shrunk.runs, s.faults_before, scenario.faults.size(), scenario.clients.size(),
                 scenario.nodes.size(), s.shrunk.minimal ? "" : " (run budget spent)");
     // Shrinking also shortens and moves faults, so the minimal run may need fewer classes than
-    // the seed did; say so, and name an earlier finding that shrank to the same classes.
+    // the seed did; say so, and name an earlier finding that shrank to the same classes. (Both
+    // sides count the base scenario's own faults too.)
     const std::vector<FaultClass> minimal_classes = fault_classes_of(scenario);
     std::string classes;
     for (FaultClass c : minimal_classes)
       classes += std::string(classes.empty() ? "" : " ") + fault_class_name(c);
-    if (minimal_classes != f.involved) {
+    if (minimal_classes != s.classes_before) {
       std::printf("    the minimal run needs only: %s\n",
                   classes.empty() ? "no faults" : classes.c_str());
     }
@@ -287,10 +399,19 @@ int run_explore(const std::vector<std::string>& arguments) {
     if (!first_of_shape) {
       std::printf("    (shrinks to the same checker and classes as [%zu])\n", earlier->second);
     }
-    if (out_dir.empty()) continue;
     const std::string stem = "finding-" + std::to_string(i + 1) + "-" + f.checker;
     const std::filesystem::path path = std::filesystem::path(out_dir) / (stem + ".json");
     const std::string command = "redlock-sim run " + path.string();
+    entry["shrunk"] = {
+        {"runs", s.shrunk.runs},
+        {"minimal", s.shrunk.minimal},
+        {"faults", scenario.faults.size()},
+        {"clients", scenario.clients.size()},
+        {"nodes", scenario.nodes.size()},
+        {"fault_classes", class_names(minimal_classes)},
+        {"same_as", first_of_shape ? nlohmann::json(nullptr) : nlohmann::json(earlier->second)},
+        {"file", out_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(stem + ".json")}};
+    if (out_dir.empty()) continue;
     // The files show what `redlock-sim run` on the written scenario shows (its name included).
     const ScenarioResult reproduced = run_scenario(scenario, factory);
     bool written = write_text(path, write_scenario(scenario));
@@ -309,6 +430,7 @@ int run_explore(const std::vector<std::string>& arguments) {
     }
     std::printf("    reproduce: %s\n", command.c_str());
   }
+  if (!write_summary()) return bad_input("explore: cannot write to " + out_dir);
   return exit_failed;
 }
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # `redlock-sim explore` end to end: client pauses on the standard workload must find a resource
 # safety violation (exit 1), write the shrunk scenario with its result, story and HTML report,
-# and `redlock-sim run` on the written scenario must reproduce it (exit 0).
+# and `redlock-sim run` on the written scenario must reproduce it (exit 0); findings.json lists
+# it, and one job gives the same bytes as two.
 set -u
 cli=${1:?usage: explore_end_to_end.sh CLI SOURCE_DIR OUT_DIR}
 source_dir=${2:?}
 out=${3:?}
-rm -rf "$out"
+rm -rf "$out" "$out.one-job" "$out.short-pauses"
 "$cli" explore "$source_dir/scenarios/redlock-workload.json" --faults client-pause --seeds 100 \
   --checkers rs --jobs 2 --quiet --shrink-max 1 --out "$out" > "$out.log" 2>&1
 status=$?
@@ -25,4 +26,19 @@ cmp "$out/finding-1-resource_safety.result.json" "$out.rerun.json" ||
   { echo "the written result differs from a run of the written scenario"; exit 1; }
 grep -q '^Expectations: met' "$out/finding-1-resource_safety.txt" ||
   { echo "the written story does not show the file's expectations met"; exit 1; }
-echo "explore found, shrank and wrote a reproducible counterexample"
+grep -q '"file": "finding-1-resource_safety.json"' "$out/findings.json" ||
+  { echo "findings.json does not list the written counterexample"; exit 1; }
+# The same seeds on one job give the same findings and the same shrunk file, byte for byte.
+"$cli" explore "$source_dir/scenarios/redlock-workload.json" --faults client-pause --seeds 100 \
+  --checkers rs --jobs 1 --quiet --shrink-max 1 --out "$out.one-job" > /dev/null 2>&1
+for file in findings.json finding-1-resource_safety.json; do
+  cmp "$out/$file" "$out.one-job/$file" ||
+    { echo "$file differs between --jobs 2 and --jobs 1"; exit 1; }
+done
+# The bounds reach the plans: the same seeds with pauses of at most 1 ms find nothing (exit 0).
+"$cli" explore "$source_dir/scenarios/redlock-workload.json" --faults client-pause --seeds 100 \
+  --checkers rs --quiet --pause-max-ms 1 --out "$out.short-pauses" > "$out.short.log" 2>&1 ||
+  { cat "$out.short.log"; echo "1 ms pauses should not break resource safety"; exit 1; }
+grep -q '"pause_max_ms": 1' "$out.short-pauses/findings.json" ||
+  { echo "findings.json does not record the bounds"; exit 1; }
+echo "explore found, shrank and wrote a reproducible counterexample, the same on 1 and 2 jobs"
