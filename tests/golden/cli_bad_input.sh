@@ -41,6 +41,8 @@ cases=(
   "matrix --seeds 2 --locks redsync,nope"
   "matrix --seeds 2 --columns nope"
   "matrix --seeds 2 --markdown no-such-folder/matrix.md"
+  "matrix --seeds 2 --base no-such-file.json"
+  "matrix --seeds 2 --base scenarios/redlock-workload.json --locks redlock,nope"
   "redis --seed -4"
   "demo --frobnicate"
 )
