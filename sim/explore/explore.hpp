@@ -48,8 +48,8 @@ struct SeedOutcome {
   bool limit_hit = false;
 };
 
-// Runs one seed. With `attribute`, each violation gets its involved classes (at most one extra
-// run per class turned on); without, every class the plan turned on.
+// Runs one seed. With `attribute`, each violation gets its involved classes (extra runs that
+// drop classes, repeated until nothing drops); without, every class the plan turned on.
 SeedOutcome explore_seed(const Scenario& base, uint64_t seed, const ExploreConfig& config,
                          const LockFactory& factory, bool attribute = false);
 

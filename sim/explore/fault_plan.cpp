@@ -58,8 +58,21 @@ std::vector<FaultClass> all_fault_classes() {
 
 std::optional<FaultClass> fault_class_of(const Scenario& scenario, const FaultSpec& fault) {
   bool node = false;
+  bool client = false;
   for (const NodeSpec& n : scenario.nodes)
     node = node || n.name == fault.target;
+  for (const ClientSpec& c : scenario.clients)
+    client = client || c.name == fault.target;
+  // Sentinels, the resource and the counter service are neither: no class draws faults on them.
+  switch (fault.kind) {
+    case FaultKind::partition:
+      return FaultClass::partition;
+    case FaultKind::hold_message:
+      return FaultClass::message_delay;
+    default:
+      break;
+  }
+  if (!node && !client) return std::nullopt;
   switch (fault.kind) {
     case FaultKind::clock_step:
       return node ? FaultClass::node_clock_step : FaultClass::client_clock_step;
@@ -70,11 +83,8 @@ std::optional<FaultClass> fault_class_of(const Scenario& scenario, const FaultSp
     case FaultKind::crash:
       return node ? FaultClass::node_crash : FaultClass::client_crash;
     case FaultKind::power_loss:
-      return FaultClass::node_power_loss;
-    case FaultKind::partition:
-      return FaultClass::partition;
-    case FaultKind::hold_message:
-      return FaultClass::message_delay;
+      if (node) return FaultClass::node_power_loss;
+      return std::nullopt;
     default:
       return std::nullopt;
   }
@@ -183,7 +193,10 @@ ExploreBounds resolved(const ExploreBounds& bounds, const Scenario& base) {
                          &out.partition_ms_max, &out.message_delay_ms_max}) {
     if (*bound <= 0) *bound = half;
   }
-  if (out.window_ms <= 0) out.window_ms = base.limits.duration_ms;
+  // Faults must start inside the run (the parser refuses others), so the window is clamped.
+  if (out.window_ms <= 0 || out.window_ms > base.limits.duration_ms) {
+    out.window_ms = base.limits.duration_ms;
+  }
   return out;
 }
 }  // namespace

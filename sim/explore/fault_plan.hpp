@@ -36,7 +36,8 @@ std::vector<FaultClass> all_fault_classes();
 // One line per class, for `redlock-sim list`.
 const char* fault_class_description(FaultClass fault_class);
 // The class a fault of `scenario` belongs to, from its kind and target (a node or a client);
-// nothing for kinds the swarm never draws (offsets, slews, resumes, shutdowns, heals, ...).
+// nothing for kinds the swarm never draws (offsets, slews, resumes, shutdowns, heals, ...) or
+// for targets it never picks (sentinels, the resource, the counter service).
 std::optional<FaultClass> fault_class_of(const Scenario& scenario, const FaultSpec& fault);
 // The classes of a scenario's faults, in class order, each once.
 std::vector<FaultClass> fault_classes_of(const Scenario& scenario);
@@ -44,7 +45,7 @@ std::vector<FaultClass> fault_classes_of(const Scenario& scenario);
 // Bounds on what the swarm draws; users set them (explore flags). A time bound of 0 means "half
 // the scenario's duration", so that faults fit inside the run and can be outlived.
 struct ExploreBounds {
-  int64_t window_ms = 0;  // faults start in [0, window); 0: the scenario's duration
+  int64_t window_ms = 0;  // faults start in [0, window); 0 or past the end: the whole run
   uint32_t faults_per_class_max = 2;
   int64_t clock_step_ms_max = 0;  // either sign
   int64_t clock_rate_ppm_max = 50'000;

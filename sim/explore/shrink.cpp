@@ -171,10 +171,11 @@ ShrinkResult shrink_scenario(const Scenario& failing, const std::string& checker
   best.runs = 1;
   if (verdict_of(best.result, checker) != Verdict::violated) return best;  // nothing to shrink
   bool progressed = true;
-  while (progressed && best.runs < options.runs_max) {
+  // One run of the budget is kept for the final run of the file, expectations included.
+  while (progressed && best.runs + 1 < options.runs_max) {
     progressed = false;
     for (Scenario& candidate : reductions_of(best.scenario)) {
-      if (best.runs >= options.runs_max) break;
+      if (best.runs + 1 >= options.runs_max) break;
       ScenarioResult result = run_scenario(candidate, factory);
       ++best.runs;
       if (verdict_of(result, checker) != Verdict::violated || result.stats.limit_hit) continue;

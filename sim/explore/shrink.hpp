@@ -16,7 +16,7 @@
 namespace redlock_sim {
 
 struct ShrinkOptions {
-  uint32_t runs_max = 2'000;
+  uint32_t runs_max = 2'000;  // every run counted: the first, the reductions tried, the final one
 };
 
 struct ShrinkResult {

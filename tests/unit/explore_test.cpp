@@ -103,8 +103,8 @@ TEST(Explore, ShrinksToAMinimalReproducibleScenario) {
 }
 
 // Violations are filed under the fault classes they need, not every class the swarm turned on:
-// each finding's classes are 1-minimal (dropping any one of them makes the checker hold), the
-// findings are fewer than the distinct on-sets, and attribution is deterministic.
+// every violation's classes are 1-minimal (dropping any one of them makes the checker hold),
+// the findings are fewer than the distinct on-sets, and attribution is deterministic.
 TEST(Explore, FindingsNameOnlyTheFaultClassesInvolved) {
   const Scenario base = load("redlock-workload");
   const ExploreConfig config;  // every class, every checker
@@ -119,6 +119,18 @@ TEST(Explore, FindingsNameOnlyTheFaultClassesInvolved) {
     for (const AttributedViolation& v : o.violations) {
       on_sets.insert(v.checker + text_of(o.plan.faults));
       if (v.involved.size() < o.plan.classes_on.size()) ++narrowed;
+      const Scenario needed = scenario_for_seed(base, seed, config, v.involved);
+      EXPECT_EQ(verdict_of(run_scenario(needed, factory), v.checker), Verdict::violated)
+          << "seed " << seed;
+      for (FaultClass dropped : v.involved) {
+        std::vector<FaultClass> fewer;
+        for (FaultClass c : v.involved) {
+          if (c != dropped) fewer.push_back(c);
+        }
+        const Scenario less = scenario_for_seed(base, seed, config, fewer);
+        EXPECT_NE(verdict_of(run_scenario(less, factory), v.checker), Verdict::violated)
+            << "seed " << seed << " " << v.checker << " without " << fault_class_name(dropped);
+      }
     }
   }
   const std::vector<Finding> findings = collect_findings(base, outcomes);
@@ -126,23 +138,55 @@ TEST(Explore, FindingsNameOnlyTheFaultClassesInvolved) {
   EXPECT_LT(findings.size(), on_sets.size());
   EXPECT_GT(narrowed, 0u);
   for (const Finding& f : findings) {
-    const Scenario needed = scenario_for_seed(base, f.first_seed, config, f.involved);
-    EXPECT_EQ(verdict_of(run_scenario(needed, factory), f.checker), Verdict::violated)
-        << f.signature;
-    for (FaultClass dropped : f.involved) {
-      std::vector<FaultClass> fewer;
-      for (FaultClass c : f.involved) {
-        if (c != dropped) fewer.push_back(c);
-      }
-      const Scenario less = scenario_for_seed(base, f.first_seed, config, fewer);
-      EXPECT_NE(verdict_of(run_scenario(less, factory), f.checker), Verdict::violated)
-          << f.signature << " without " << fault_class_name(dropped);
-    }
     const SeedOutcome again = explore_seed(base, f.first_seed, config, factory, true);
     bool same = false;
     for (const AttributedViolation& v : again.violations)
       same = same || violation_signature(base, v) == f.signature;
     EXPECT_TRUE(same) << f.signature;
+  }
+}
+
+// Seed 113 of redlock-workload needs a second pass: one pass in class order keeps client-pause,
+// which the violation no longer needs once the other classes are gone.
+TEST(Explore, AttributionRepeatsPassesUntilNothingDrops) {
+  const Scenario base = load("redlock-workload");
+  const SeedOutcome o = explore_seed(base, 113, ExploreConfig{}, testing::registry_factory(), true);
+  ASSERT_EQ(o.violations.size(), 1u);
+  EXPECT_EQ(violation_signature(base, o.violations[0]),
+            "resource_safety | redlock | message-delay");
+}
+
+// Faults map to the class that would draw them; targets no class draws on have none.
+TEST(Explore, FaultsMapToTheirClassByKindAndTarget) {
+  const Scenario s = load("failover-loses-lock");  // nodes M, R; clients A, B; sentinels S1-S3
+  const auto of = [&](FaultKind kind, const std::string& target) {
+    return fault_class_of(s, FaultSpec{.kind = kind, .at_ms = 1, .target = target});
+  };
+  EXPECT_EQ(of(FaultKind::pause, "M"), FaultClass::node_pause);
+  EXPECT_EQ(of(FaultKind::pause, "A"), FaultClass::client_pause);
+  EXPECT_EQ(of(FaultKind::crash, "R"), FaultClass::node_crash);
+  EXPECT_EQ(of(FaultKind::crash, "B"), FaultClass::client_crash);
+  EXPECT_EQ(of(FaultKind::power_loss, "M"), FaultClass::node_power_loss);
+  EXPECT_EQ(of(FaultKind::clock_step, "M"), FaultClass::node_clock_step);
+  EXPECT_EQ(of(FaultKind::clock_rate, "A"), FaultClass::client_clock_rate);
+  EXPECT_EQ(of(FaultKind::partition, ""), FaultClass::partition);
+  EXPECT_EQ(of(FaultKind::hold_message, ""), FaultClass::message_delay);
+  EXPECT_EQ(of(FaultKind::pause, "S1"), std::nullopt);
+  EXPECT_EQ(of(FaultKind::crash, "S2"), std::nullopt);
+  EXPECT_EQ(of(FaultKind::power_loss, "A"), std::nullopt);
+  EXPECT_EQ(of(FaultKind::shutdown, "M"), std::nullopt);
+  EXPECT_EQ(of(FaultKind::clock_slew, "M"), std::nullopt);
+}
+
+// A window past the end of the run is clamped: every fault starts inside it.
+TEST(Explore, WindowsPastTheRunAreClamped) {
+  const Scenario base = load("redlock-workload");
+  ExploreBounds bounds;
+  bounds.window_ms = base.limits.duration_ms * 100;
+  bounds.faults_per_class_max = 16;
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    for (const FaultSpec& f : draw_fault_plan(base, seed, all_fault_classes(), bounds).faults)
+      EXPECT_LT(f.at_ms, base.limits.duration_ms) << "seed " << seed;
   }
 }
 
