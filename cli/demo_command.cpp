@@ -18,8 +18,7 @@ int run_demo(const std::vector<std::string>& arguments) {
       "seed", po::value<uint64_t>(&seed)->default_value(1), "root seed of the run");
   po::variables_map values;
   try {
-    store_checked(po::command_line_parser(arguments).options(options).run(), values);
-    po::notify(values);
+    parse_flags(arguments, options, values);
   } catch (const po::error& error) {
     return bad_input(std::string("demo: ") + error.what());
   }

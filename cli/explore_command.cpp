@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -56,22 +57,45 @@ std::string checker_name(const std::string& shorthand) {
   return "";
 }
 
-// Runs seeds [start, start + count) on `jobs` threads until done or out of time; returns the
-// outcomes of the longest completed prefix, so the set of seeds reported is always contiguous.
-std::vector<SeedOutcome> run_seeds(const Scenario& base, const ExploreConfig& config,
-                                   uint64_t start, uint64_t count, double time_limit_s,
-                                   unsigned jobs, bool show_progress, bool attribute) {
-  std::vector<SeedOutcome> outcomes(count);
-  std::vector<char> finished(count, 0);
+// What a run of seeds gave: totals over the longest completed prefix of the seeds, and the
+// outcomes of its violating seeds (plans dropped). Memory grows with the violations, not with the
+// seeds, so `--time-limit` can run for hours.
+struct Explored {
+  uint64_t seeds = 0;
+  uint64_t events = 0;
+  uint64_t attribution_runs = 0;
+  std::map<std::string, uint64_t> violating;  // checker -> seeds that violated it
+  std::vector<SeedOutcome> violations;        // in seed order
+};
+
+// Runs seeds [start, start + count) on `jobs` threads until done or out of time. Results are
+// taken in seed order as the prefix of finished seeds grows, so the seeds reported are always
+// contiguous and the totals do not depend on the number of jobs.
+Explored run_seeds(const Scenario& base, const ExploreConfig& config, uint64_t start,
+                   uint64_t count, double time_limit_s, unsigned jobs, bool show_progress,
+                   bool attribute) {
+  Explored explored;
+  std::mutex mutex;
+  std::map<uint64_t, SeedOutcome> pending;  // finished out of order, past the prefix
   std::atomic<uint64_t> next{0};
   std::atomic<bool> stop{false};
+  std::atomic<unsigned> running{jobs};
   Progress progress;
   const LockFactory factory = registry_lock_factory();
-  const auto began = Clock::now();
+  const auto absorb = [&](SeedOutcome& outcome) {
+    ++explored.seeds;
+    explored.events += outcome.events + outcome.attribution_events;
+    explored.attribution_runs += outcome.attribution_runs;
+    for (const std::string& c : outcome.violated)
+      ++explored.violating[c];
+    if (outcome.violated.empty()) return;
+    outcome.plan = FaultPlan{};
+    explored.violations.push_back(std::move(outcome));
+  };
   auto worker = [&] {
     while (!stop.load()) {
       const uint64_t index = next.fetch_add(1);
-      if (index >= count) return;
+      if (index >= count) break;
       SeedOutcome outcome = explore_seed(base, start + index, config, factory, attribute);
       for (const std::string& c : outcome.violated) {
         (c == "mutual_exclusion"  ? progress.mx
@@ -79,19 +103,30 @@ std::vector<SeedOutcome> run_seeds(const Scenario& base, const ExploreConfig& co
                                   : progress.lv)++;
       }
       progress.events += outcome.events + outcome.attribution_events;
-      outcomes[index] = std::move(outcome);
-      finished[index] = 1;
       progress.done++;
+      const std::lock_guard<std::mutex> lock(mutex);
+      if (index != explored.seeds) {
+        pending.emplace(index, std::move(outcome));
+        continue;
+      }
+      absorb(outcome);
+      for (auto it = pending.find(explored.seeds); it != pending.end();
+           it = pending.find(explored.seeds)) {
+        absorb(it->second);
+        pending.erase(it);
+      }
     }
+    running--;
   };
+  const auto began = Clock::now();
   std::vector<std::thread> threads;
   for (unsigned j = 0; j < jobs; ++j)
     threads.emplace_back(worker);
-  while (progress.done.load() < count) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  for (uint64_t tick = 0; running.load() > 0; ++tick) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
     const double elapsed = std::chrono::duration<double>(Clock::now() - began).count();
     if (time_limit_s > 0 && elapsed >= time_limit_s) stop = true;
-    if (show_progress) {
+    if (show_progress && tick % 10 == 0) {
       std::fprintf(stderr, "\r  seeds %llu  %.1f seeds/s  violations: mx %llu, rs %llu, lv %llu   ",
                    static_cast<unsigned long long>(progress.done.load()),
                    progress.done.load() / std::max(elapsed, 1e-9),
@@ -99,16 +134,20 @@ std::vector<SeedOutcome> run_seeds(const Scenario& base, const ExploreConfig& co
                    static_cast<unsigned long long>(progress.rs.load()),
                    static_cast<unsigned long long>(progress.lv.load()));
     }
-    if (stop) break;
   }
   for (std::thread& t : threads)
     t.join();
   if (show_progress) std::fprintf(stderr, "\n");
-  std::size_t prefix = 0;
-  while (prefix < count && finished[prefix])
-    ++prefix;
-  outcomes.resize(prefix);
-  return outcomes;
+  return explored;
+}
+
+// The comma-separated names in `flag`, each once, in the order first given.
+std::vector<std::string> unique_names(const std::string& flag) {
+  std::vector<std::string> out;
+  for (const std::string& name : split(flag)) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  return out;
 }
 
 bool write_text(const std::filesystem::path& path, const std::string& text) {
@@ -231,21 +270,24 @@ int run_explore(const std::vector<std::string>& arguments) {
           values)) {
     return *done;
   }
-  if (seeds == 0 && time_limit <= 0) return bad_input("explore: give --seeds N or --time-limit S");
-  if (jobs == 0 || jobs > 256) return bad_input("explore: --jobs must be in [1, 256]");
   if (values.count("time-limit") && !(time_limit > 0 && time_limit < 1e9)) {
     return bad_input("explore: --time-limit must be a number of seconds above 0");
   }
-  if (!out_dir.empty()) {
-    if (auto failed = prepare_out_dir("explore", out_dir)) return *failed;
+  if (seeds == 0 && time_limit <= 0) return bad_input("explore: give --seeds N or --time-limit S");
+  // Seeds are 64-bit: the last one must not wrap around.
+  const uint64_t seeds_left = std::numeric_limits<uint64_t>::max() - seed_start + 1;
+  if (seed_start > 0 && seeds > seeds_left) {
+    return bad_input("explore: --seed-start + --seeds goes past the last seed, 2^64 - 1");
   }
+  if (jobs == 0 || jobs > 256) return bad_input("explore: --jobs must be in [1, 256]");
+  if (shrink_runs < 2) return bad_input("explore: --shrink-runs must be at least 2");
   if (group_by != "involved" && group_by != "on") {
     return bad_input("explore: --group-by must be 'involved' or 'on'");
   }
   if (auto failed = check_bounds(bounds, class_on)) return *failed;
-  if (!faults_flag.empty()) {
+  if (values.count("faults")) {
     config.classes.clear();
-    for (const std::string& name : split(faults_flag)) {
+    for (const std::string& name : unique_names(faults_flag)) {
       const auto fault_class = parse_fault_class(name);
       if (!fault_class) {
         std::vector<std::string> known;
@@ -256,12 +298,18 @@ int run_explore(const std::vector<std::string>& arguments) {
       }
       config.classes.push_back(*fault_class);
     }
+    if (config.classes.empty()) return bad_input("explore: --faults names no fault class");
   }
   config.checkers.clear();
-  for (const std::string& name : split(checkers_flag)) {
+  for (const std::string& name : unique_names(checkers_flag)) {
     if (checker_name(name).empty()) return bad_input("explore: unknown checker '" + name + "'");
-    config.checkers.push_back(checker_name(name));
+    const std::string checker = checker_name(name);
+    if (std::find(config.checkers.begin(), config.checkers.end(), checker) ==
+        config.checkers.end()) {
+      config.checkers.push_back(checker);
+    }
   }
+  if (config.checkers.empty()) return bad_input("explore: --checkers names no checker");
   const std::string file = values["file"].as<std::string>();
   Scenario base;
   try {
@@ -270,39 +318,38 @@ int run_explore(const std::vector<std::string>& arguments) {
     std::fprintf(stderr, "redlock-sim: %s\n", error.what());
     return exit_bad_input;
   }
+  // Created last, once everything else is known to be right.
+  if (!out_dir.empty()) {
+    if (auto failed = prepare_out_dir("explore", out_dir)) return *failed;
+  }
   const bool quiet = values.count("quiet") != 0;
   const bool show_progress = !quiet && isatty(STDERR_FILENO) != 0;
-  const uint64_t count = seeds > 0 ? seeds : 1'000'000'000ULL;
+  const uint64_t count = seeds > 0 ? seeds : (seed_start == 0 ? seeds_left - 1 : seeds_left);
   const auto began = Clock::now();
-  const std::vector<SeedOutcome> outcomes = run_seeds(base, config, seed_start, count, time_limit,
-                                                      jobs, show_progress, group_by == "involved");
+  const Explored explored = run_seeds(base, config, seed_start, count, time_limit, jobs,
+                                      show_progress, group_by == "involved");
   const double elapsed = std::chrono::duration<double>(Clock::now() - began).count();
-  uint64_t events = 0;
-  uint64_t attribution_runs = 0;
-  for (const SeedOutcome& o : outcomes) {
-    events += o.events + o.attribution_events;
-    attribution_runs += o.attribution_runs;
-  }
-  std::printf("explored %zu seeds (%llu..%llu) in %.2f s: %.1f seeds/s, %.2f M events/s\n",
-              outcomes.size(), static_cast<unsigned long long>(seed_start),
-              static_cast<unsigned long long>(seed_start + outcomes.size() - 1), elapsed,
-              outcomes.size() / std::max(elapsed, 1e-9), events / std::max(elapsed, 1e-9) / 1e6);
-  if (attribution_runs > 0) {
+  std::printf(
+      "explored %llu seeds (%llu..%llu) in %.2f s: %.1f seeds/s, %.2f M events/s\n",
+      static_cast<unsigned long long>(explored.seeds), static_cast<unsigned long long>(seed_start),
+      static_cast<unsigned long long>(seed_start + explored.seeds - 1), elapsed,
+      explored.seeds / std::max(elapsed, 1e-9), explored.events / std::max(elapsed, 1e-9) / 1e6);
+  if (explored.attribution_runs > 0) {
     std::printf(
         "(and %llu runs that dropped fault classes to see which ones each violation "
         "needs)\n",
-        static_cast<unsigned long long>(attribution_runs));
+        static_cast<unsigned long long>(explored.attribution_runs));
   }
 
-  const std::vector<Finding> findings = collect_findings(base, outcomes);
+  const std::vector<Finding> findings = collect_findings(base, explored.violations);
   // findings.json: what this exploration found, for CI and scripts. No timings, so the same
   // flags give the same bytes whatever --jobs is.
   nlohmann::json summary = {{"base", base.name},
                             {"base_file", file},
                             {"seeds",
                              {{"first", seed_start},
-                              {"last", seed_start + outcomes.size() - 1},
-                              {"count", outcomes.size()}}},
+                              {"last", seed_start + explored.seeds - 1},
+                              {"count", explored.seeds}}},
                             {"fault_classes", class_names(config.classes)},
                             {"checkers", config.checkers},
                             {"group_by", group_by},
@@ -319,10 +366,8 @@ int run_explore(const std::vector<std::string>& arguments) {
                             {"findings", nlohmann::json::array()}};
   nlohmann::json violating = nlohmann::json::object();
   for (const std::string& checker : config.checkers) {
-    uint64_t count = 0;
-    for (const SeedOutcome& o : outcomes)
-      count += std::count(o.violated.begin(), o.violated.end(), checker);
-    violating[checker] = count;
+    const auto found = explored.violating.find(checker);
+    violating[checker] = found == explored.violating.end() ? 0 : found->second;
   }
   summary["violating_seeds"] = violating;
   const auto write_summary = [&] {

@@ -169,8 +169,7 @@ int run_list(const std::vector<std::string>& arguments) {
       "the folder of scenario files (default: scenarios/ of the source tree, else ./scenarios)");
   po::variables_map values;
   try {
-    store_checked(po::command_line_parser(arguments).options(options).run(), values);
-    po::notify(values);
+    parse_flags(arguments, options, values);
   } catch (const po::error& error) {
     return bad_input(std::string("list: ") + error.what());
   }

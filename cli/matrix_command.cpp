@@ -220,8 +220,10 @@ std::optional<int> choose(const std::string& flag, const std::string& what,
       return bad_input("matrix: unknown " + what + " '" + name + "'" +
                        name_hint(name, names, listed_by));
     }
-    chosen.push_back(items[static_cast<std::size_t>(at - names.begin())]);
+    const T* item = items[static_cast<std::size_t>(at - names.begin())];
+    if (std::find(chosen.begin(), chosen.end(), item) == chosen.end()) chosen.push_back(item);
   }
+  if (chosen.empty()) return bad_input("matrix: --" + what + "s names no " + what);
   items = chosen;
   return std::nullopt;
 }
@@ -252,8 +254,7 @@ int run_matrix(const std::vector<std::string>& arguments) {
                                                                               "no progress line");
   po::variables_map values;
   try {
-    store_checked(po::command_line_parser(arguments).options(options).run(), values);
-    po::notify(values);
+    parse_flags(arguments, options, values);
   } catch (const po::error& error) {
     return bad_input(std::string("matrix: ") + error.what());
   }
@@ -269,9 +270,6 @@ int run_matrix(const std::vector<std::string>& arguments) {
   }
   if (seeds == 0 || seeds > 100'000) return bad_input("matrix: --seeds must be in [1, 100000]");
   if (jobs_count == 0 || jobs_count > 256) return bad_input("matrix: --jobs must be in [1, 256]");
-  if (!out_dir.empty()) {
-    if (auto failed = prepare_out_dir("matrix", out_dir)) return *failed;
-  }
   if (!markdown_path.empty()) {
     if (auto failed = check_output_file("matrix", "--markdown", markdown_path)) return *failed;
   }
@@ -322,6 +320,10 @@ int run_matrix(const std::vector<std::string>& arguments) {
         rows.push_back(Row{lock->name, lock_kind_name(lock->kind), *swapped});
       }
     }
+  }
+  // Created last, once everything else is known to be right.
+  if (!out_dir.empty()) {
+    if (auto failed = prepare_out_dir("matrix", out_dir)) return *failed;
   }
   std::vector<Job> jobs;
   for (const Row& row : rows) {

@@ -59,6 +59,40 @@ inline std::string name_hint(const std::string& given, const std::vector<std::st
   return " (" + listed_by + " lists them)";
 }
 
+// Long flags must be spelled out: Boost would otherwise read `--js` as `--json`.
+inline int command_line_style() {
+  namespace style = boost::program_options::command_line_style;
+  return style::default_style & ~style::allow_guessing;
+}
+
+// Parses and stores a subcommand's flags; stray positional arguments are an error. Throws
+// boost::program_options::error.
+inline void parse_flags(const std::vector<std::string>& arguments,
+                        const boost::program_options::options_description& options,
+                        boost::program_options::variables_map& values) {
+  namespace po = boost::program_options;
+  const po::positional_options_description none;
+  store_checked(po::command_line_parser(arguments)
+                    .options(options)
+                    .positional(none)
+                    .style(command_line_style())
+                    .run(),
+                values);
+  po::notify(values);
+}
+
+// A writable folder: a probe file can be created in it (and is removed).
+inline bool folder_is_writable(const std::filesystem::path& folder) {
+  const std::filesystem::path probe = folder / ".redlock-sim-write-probe";
+  {
+    std::ofstream out(probe, std::ios::binary);
+    if (!out) return false;
+  }
+  std::error_code error;
+  std::filesystem::remove(probe, error);
+  return true;
+}
+
 // Creates an output folder before any work is done, so a bad --out stops at once with exit 2
 // rather than after minutes of exploration.
 inline std::optional<int> prepare_out_dir(const std::string& command, const std::string& dir) {
@@ -67,17 +101,31 @@ inline std::optional<int> prepare_out_dir(const std::string& command, const std:
   if (error || !std::filesystem::is_directory(dir, error)) {
     return bad_input(command + ": --out: cannot create the folder '" + dir + "'");
   }
+  if (!folder_is_writable(dir)) {
+    return bad_input(command + ": --out: cannot write in the folder '" + dir + "'");
+  }
   return std::nullopt;
 }
 
 // An output file's folder must exist before any work is done (checked up front, like --out).
 inline std::optional<int> check_output_file(const std::string& command, const std::string& flag,
                                             const std::string& path) {
+  if (path == "-") {
+    return bad_input(command + ": " + flag +
+                     ": give a file name ('-' is not standard output here)");
+  }
   std::filesystem::path folder = std::filesystem::path(path).parent_path();
   if (folder.empty()) folder = ".";
   std::error_code error;
   if (path.empty() || !std::filesystem::is_directory(folder, error)) {
     return bad_input(command + ": " + flag + ": no folder '" + folder.string() + "' for '" + path +
+                     "'");
+  }
+  if (std::filesystem::is_directory(path, error)) {
+    return bad_input(command + ": " + flag + ": '" + path + "' is a folder; give a file name");
+  }
+  if (!folder_is_writable(folder)) {
+    return bad_input(command + ": " + flag + ": cannot write in the folder '" + folder.string() +
                      "'");
   }
   return std::nullopt;
@@ -106,7 +154,11 @@ inline std::optional<int> parse_with_file(
   po::positional_options_description positional;
   positional.add("file", 1);
   try {
-    store_checked(po::command_line_parser(arguments).options(all).positional(positional).run(),
+    store_checked(po::command_line_parser(arguments)
+                      .options(all)
+                      .positional(positional)
+                      .style(command_line_style())
+                      .run(),
                   values);
     po::notify(values);
   } catch (const po::error& error) {

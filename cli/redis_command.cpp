@@ -98,8 +98,7 @@ int run_redis(const std::vector<std::string>& arguments) {
       "seed", po::value<uint64_t>(&seed)->default_value(1), "seed of the active-expire sampling");
   po::variables_map values;
   try {
-    store_checked(po::command_line_parser(arguments).options(options).run(), values);
-    po::notify(values);
+    parse_flags(arguments, options, values);
   } catch (const po::error& error) {
     return bad_input(std::string("redis: ") + error.what());
   }
@@ -112,6 +111,11 @@ int run_redis(const std::vector<std::string>& arguments) {
                 "clock (negative allowed).\n");
     std::cout << options << "\n";
     return exit_ok;
+  }
+  // From 1970 to 2255: clocks count int64 nanoseconds, which end in April 2262.
+  constexpr int64_t epoch_ms_max = 9'000'000'000'000;
+  if (epoch_ms < 0 || epoch_ms > epoch_ms_max) {
+    return bad_input("redis: --epoch-ms must be in [0, " + std::to_string(epoch_ms_max) + "]");
   }
   Session session(seed);
   session.simulator.step_wall_clock(session.node.id(),

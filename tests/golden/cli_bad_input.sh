@@ -44,6 +44,15 @@ cases=(
   "matrix --seeds 2 --base no-such-file.json"
   "matrix --seeds 2 --base scenarios/redlock-workload.json --locks redlock,nope"
   "redis --seed -4"
+  "redis stray-argument"
+  "matrix --seeds 2 stray-argument"
+  "matrix --seeds 2 --json scenarios"
+  "matrix --seeds 2 --locks ,"
+  "run $s --html -"
+  "run $s --js result.json"
+  "explore $s --seeds 5 --faults ,"
+  "explore $s --seeds 5 --seed-start 18446744073709551615"
+  "explore $s --seeds 5 --shrink-runs 1"
   "demo --frobnicate"
 )
 cd "$source_dir" || exit 1
