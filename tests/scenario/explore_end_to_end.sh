@@ -41,4 +41,14 @@ done
   { cat "$out.short.log"; echo "1 ms pauses should not break resource safety"; exit 1; }
 grep -q '"pause_max_ms": 1' "$out.short-pauses/findings.json" ||
   { echo "findings.json does not record the bounds"; exit 1; }
+# --time-limit alone runs seeds until the time is up, in bounded memory (it once allocated an
+# outcome for each of 10^9 seeds up front).
+( ulimit -v 4000000
+  "$cli" explore "$source_dir/scenarios/kleppmann-clock-jump-control.json" --time-limit 0.3 \
+    --faults partition --checkers mx --quiet > "$out.timed.log" 2>&1 )
+status=$?
+cat "$out.timed.log"
+[ "$status" -le 1 ] || { echo "explore --time-limit exited $status"; exit 1; }
+grep -Eq '^explored [1-9][0-9]* seeds' "$out.timed.log" ||
+  { echo "explore --time-limit ran no seed"; exit 1; }
 echo "explore found, shrank and wrote a reproducible counterexample, the same on 1 and 2 jobs"
