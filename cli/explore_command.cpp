@@ -64,6 +64,7 @@ struct Explored {
   uint64_t seeds = 0;
   uint64_t events = 0;
   uint64_t attribution_runs = 0;
+  uint64_t limit_hits = 0;  // seeds whose run stopped at a limit (events, messages in flight)
   std::map<std::string, uint64_t> violating;  // checker -> seeds that violated it
   std::vector<SeedOutcome> violations;        // in seed order
 };
@@ -86,6 +87,7 @@ Explored run_seeds(const Scenario& base, const ExploreConfig& config, uint64_t s
     ++explored.seeds;
     explored.events += outcome.events + outcome.attribution_events;
     explored.attribution_runs += outcome.attribution_runs;
+    explored.limit_hits += outcome.limit_hit ? 1 : 0;
     for (const std::string& c : outcome.violated)
       ++explored.violating[c];
     if (outcome.violated.empty()) return;
@@ -341,6 +343,12 @@ int run_explore(const std::vector<std::string>& arguments) {
         static_cast<unsigned long long>(explored.attribution_runs));
   }
 
+  if (explored.limit_hits > 0) {
+    std::printf(
+        "%llu seed(s) stopped at a run limit (the scenario's limits: events_max, "
+        "messages_in_flight_max); their verdicts cover the run up to there\n",
+        static_cast<unsigned long long>(explored.limit_hits));
+  }
   const std::vector<Finding> findings = collect_findings(base, explored.violations);
   // findings.json: what this exploration found, for CI and scripts. No timings, so the same
   // flags give the same bytes whatever --jobs is.
@@ -370,6 +378,7 @@ int run_explore(const std::vector<std::string>& arguments) {
     violating[checker] = found == explored.violating.end() ? 0 : found->second;
   }
   summary["violating_seeds"] = violating;
+  summary["seeds_stopped_at_a_limit"] = explored.limit_hits;
   const auto write_summary = [&] {
     return out_dir.empty() ||
            write_text(std::filesystem::path(out_dir) / "findings.json", summary.dump(2) + "\n");

@@ -51,4 +51,10 @@ cat "$out.timed.log"
 [ "$status" -le 1 ] || { echo "explore --time-limit exited $status"; exit 1; }
 grep -Eq '^explored [1-9][0-9]* seeds' "$out.timed.log" ||
   { echo "explore --time-limit ran no seed"; exit 1; }
+# Runs that stop at a scenario limit are counted and said, not passed over in silence.
+"$cli" explore "$source_dir/tests/scenario/fixtures/event-limited-workload.json" --seeds 5 \
+  --quiet --shrink-max 0 > "$out.limited.log" 2>&1
+cat "$out.limited.log"
+grep -q '^5 seed(s) stopped at a run limit' "$out.limited.log" ||
+  { echo "explore did not report the seeds that hit the event limit"; exit 1; }
 echo "explore found, shrank and wrote a reproducible counterexample, the same on 1 and 2 jobs"
