@@ -313,8 +313,10 @@
     const step = data.steps[index];
     cursorTime = step[0];
     if (cursorTime < view.start || cursorTime > view.end) {
-      const half = (view.end - view.start) / 2;
-      zoomTo(cursorTime - half, cursorTime + half);
+      // Follow the cursor with the same zoom; near the start, keep the view's width.
+      const width = view.end - view.start;
+      const start = Math.max(cursorTime - width / 2, 0);
+      zoomTo(start, start + width);
     }
     placeCursor();
     chart.querySelectorAll('.ev.current').forEach(function (el) { el.classList.remove('current'); });
@@ -337,8 +339,20 @@
   document.getElementById('step-next').addEventListener('click', function () { goToStep(Number(slider.value) + 1); });
 
   // Exposed for the browser test and for people poking at the page from the console.
-  window.redlockReport = { goToStep: goToStep, goToTime: goToTime, zoomTo: zoomTo, view: view };
+  window.redlockReport = { goToStep: goToStep, goToTime: goToTime, zoomTo: zoomTo, view: view,
+                           openingWindow: data.window };
   applyMessageFilter();
   layout();
-  if (data.steps.length) goToStep(0);
+  // The page opens on the interesting window, with the cursor on its first step (a cursor on the
+  // run's first step would drag the view away from the violation).
+  if (data.steps.length) {
+    let first = 0;
+    while (first + 1 < data.steps.length && data.steps[first][0] < data.window[0]) first++;
+    if (data.steps[first][0] > data.window[1]) first = 0;
+    if (data.steps[first][0] >= data.window[0] && data.steps[first][0] <= data.window[1]) {
+      goToStep(first);
+    } else {
+      slider.value = '0';
+    }
+  }
 })();

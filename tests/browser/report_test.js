@@ -1,4 +1,4 @@
-// Proves that the HTML reports work in a real browser: three scenarios' reports open in headless
+// Proves that the HTML reports work in a real browser: four scenarios' reports open in headless
 // Debian chromium without console errors, draw the right number of lanes, hold bars, key-lifetime
 // bars, fault marks and violation highlights (counted independently from the --trace export),
 // answer hover and step-through, and are saved as screenshots.
@@ -23,6 +23,10 @@ const cases = [
     overlaps: 1, staleAccepted: 0, staleRejected: 1, bothHoldAtUs: 3000000 },
   { scenario: 'gc-pause-after-acquire', marks: {}, partitions: 0, pauses: 1,
     overlaps: 0, staleAccepted: 1, staleRejected: 0, bothHoldAtUs: null },
+  // Its first step (A's acquisition at 1 ms) lies long before the window of the violation (15 s):
+  // the page must still open on the violation.
+  { scenario: 'pause-during-acquisition-no-elapsed-check', marks: {}, partitions: 0, pauses: 1,
+    overlaps: 1, staleAccepted: 0, staleRejected: 0, bothHoldAtUs: null },
 ];
 
 function render(name) {
@@ -71,11 +75,16 @@ async function checkStructure(page, c, trace) {
 }
 
 async function checkInteraction(page, c, trace) {
+  // The page opens on the interesting window (the violation), whatever the first step's time.
+  const opened = await page.evaluate(() =>
+    [window.redlockReport.view.start, window.redlockReport.view.end, window.redlockReport.openingWindow]);
+  assert.deepStrictEqual([opened[0], opened[1]], opened[2], 'opens on the interesting window');
   // Step-through: next twice moves the slider and the cursor, and fills the state table.
+  const first = Number(await page.inputValue('#step-slider'));
   await page.click('#step-next');
   await page.click('#step-next');
-  assert.strictEqual(await page.inputValue('#step-slider'), '2', 'slider moved');
-  assert.match(await page.textContent('#step-text'), /^Step 3 of \d+/);
+  assert.strictEqual(await page.inputValue('#step-slider'), String(first + 2), 'slider moved');
+  assert.match(await page.textContent('#step-text'), new RegExp('^Step ' + (first + 3) + ' of \\d+'));
   assert.strictEqual(await page.locator('#cursor').getAttribute('visibility'), null, 'cursor shown');
   assert.strictEqual(await count(page, '#state tbody tr'), trace.processes.length, 'state rows');
   if (c.bothHoldAtUs !== null) {
