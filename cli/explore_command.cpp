@@ -466,7 +466,9 @@ int run_explore(const std::vector<std::string>& arguments) {
         {"same_as", first_of_shape ? nlohmann::json(nullptr) : nlohmann::json(earlier->second)},
         {"file", out_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(stem + ".json")}};
     if (out_dir.empty()) continue;
-    // The files show what `redlock-sim run` on the written scenario shows (its name included).
+    // The files show what `redlock-sim run` on the written scenario shows (its name and path
+    // included: the HTML's reproduce line names the written file, not the base).
+    scenario.source = path.string();
     const ScenarioResult reproduced = run_scenario(scenario, factory);
     bool written = write_text(path, write_scenario(scenario));
     written = written && write_text(std::filesystem::path(out_dir) / (stem + ".result.json"),
