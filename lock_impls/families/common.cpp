@@ -243,7 +243,7 @@ Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call&
   std::vector<Outcome> outcomes(node_count);  // nodes never tried stay `unknown`
   for (NodeId n = 0; n < node_count; ++n) {
     outcomes[n] = co_await send_call(port, n, call, timeout, by_sha);
-    if (abort_on_node_error && !outcomes[n].replied()) break;
+    if (abort_on_node_error && (!outcomes[n].replied() || outcomes[n].reply.is_error())) break;
   }
   co_return outcomes;
 }

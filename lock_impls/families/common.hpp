@@ -79,7 +79,8 @@ Task<Outcome> send_call(Port& port, NodeId node, const Call& call, Duration time
 enum class FanOut : uint8_t { parallel, sequential };
 
 // Sends `call` to nodes 0..node_count-1: all at once (per `fan`), or one after another (then
-// `abort_on_node_error` stops at the first node that did not reply; untried nodes read unknown).
+// `abort_on_node_error` stops at the first node that did not reply or replied with an error, as
+// an exception would; untried nodes read unknown).
 Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call& call,
                                     FanOut fan_out, FanOutOptions fan, Duration timeout,
                                     bool by_sha, bool abort_on_node_error);

@@ -131,9 +131,12 @@ Task<ReleaseResult> HashLockClient::release(std::shared_ptr<Lease> lease) {
   const Call call = make_call(scripts::hash_release, lease->resource, {lease_ms, owner_});
   const Outcome outcome = co_await send_call(port(), master, call, options_.request_timeout, false);
   result.released = outcome.replied() && outcome.reply.type == ReplyType::integer;
+  // This grant is given back, even if an outer re-entry remains; and the renewal stops whatever
+  // the unlock's outcome (Redisson cancels it in the unlock future's handle()), so a lost unlock
+  // leaves the key to expire after its lease rather than be renewed for ever.
+  lease->released = true;
   if (result.released) {
     result.nodes = 1;
-    lease->released = true;  // this grant is given back, even if an outer re-entry remains
   } else {
     result.failure = outcome.replied() ? "not owner" : "error";
   }

@@ -74,9 +74,9 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
     const Duration validity = deadline - t2;
     note("attempt " + std::to_string(attempt) + ": " + std::to_string(locked) + "/" +
          std::to_string(options_.node_count) + " nodes, validity " + ms_text(validity));
-    if (options_.abort_on_node_error && options_.fan_out == FanOut::sequential && errors > 0 &&
-        locked < quorum()) {
-      // The node error escapes the library; the keys already set stay until their TTL.
+    if (options_.abort_on_node_error && options_.fan_out == FanOut::sequential && errors > 0) {
+      // The node error escapes the library, however many nodes it had locked (redis-plus-plus
+      // has no try/catch around a node's SET); the keys already set stay until their TTL.
       grant.failure = "error";
       co_return grant;
     }
@@ -100,7 +100,7 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
     grant.failure = locked >= quorum() ? "validity" : "taken";
     const bool release_now = locked >= quorum() ? options_.release_after_validity_failure
                                                 : options_.release_after_failed_attempt;
-    if (release_now) co_await release_all(resource, value);
+    if (release_now) co_await release_all(resource, value, options_.cleanup_timeout);
     if (options_.stop_when_validity_gone && validity <= Duration::zero()) {
       grant.failure = "validity";
       break;
@@ -109,7 +109,9 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
       co_await port().sleep(draw_delay(port(), options_.retry_delay));
     }
   }
-  if (options_.release_on_final_failure) co_await release_all(resource, value);
+  if (options_.release_on_final_failure) {
+    co_await release_all(resource, value, options_.cleanup_timeout);
+  }
   co_return grant;
 }
 
@@ -155,7 +157,8 @@ Call RedlockClient::extend_call(const std::string& resource, const std::string& 
   return Call{};
 }
 
-Task<uint32_t> RedlockClient::release_all(const std::string& resource, const std::string& value) {
+Task<uint32_t> RedlockClient::release_all(const std::string& resource, const std::string& value,
+                                          Duration timeout) {
   const Script* script = &scripts::delete_if_value;
   if (options_.release_command == RedlockReleaseCommand::delete_if_value_or_report_missing) {
     script = &scripts::delete_if_value_or_report_missing;
@@ -164,9 +167,10 @@ Task<uint32_t> RedlockClient::release_all(const std::string& resource, const std
   }
   const Call call = make_call(*script, resource, {value});
   const FanOutOptions wait_for_all;
-  const std::vector<Outcome> outcomes = co_await call_all(
-      port(), options_.node_count, call, options_.fan_out, wait_for_all, options_.release_timeout,
-      options_.use_evalsha, options_.abort_on_node_error);
+  const std::vector<Outcome> outcomes =
+      co_await call_all(port(), options_.node_count, call, options_.fan_out, wait_for_all,
+                        timeout > Duration::zero() ? timeout : options_.release_timeout,
+                        options_.use_evalsha, options_.abort_on_node_error);
   co_return count_accepted(outcomes);
 }
 
@@ -206,6 +210,12 @@ Task<ExtendResult> RedlockClient::extend_once(Lease& lease) {
   result.nodes =
       count_accepted(outcomes, options_.any_reply_counts_as_success ? &any_reply_success
                                                                     : &redlock_acquire_success);
+  if (options_.abort_on_node_error && options_.fan_out == FanOut::sequential &&
+      count_errors(outcomes) > 0) {
+    // As in acquire: the error escapes extend, before any unlock.
+    result.failure = "error";
+    co_return result;
+  }
   const Instant deadline = t1 + options_.ttl - drift_for(options_.ttl, options_.drift);
   const bool valid = !options_.extend_checks_validity || deadline > t2;
   note("extend: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
@@ -240,6 +250,7 @@ Task<ExtendResult> RedlockClient::extend(std::shared_ptr<Lease> lease) {
   for (uint32_t attempt = 1; attempt <= options_.extend_tries; ++attempt) {
     result = co_await extend_once(*lease);
     if (result.extended) break;
+    if (result.failure == "error" && options_.abort_on_node_error) break;  // escaped: no unlock
     const bool last = attempt == options_.extend_tries;
     if (options_.extend_unlocks_on_failure && (last || options_.extend_unlocks_each_try)) {
       co_await release_all(lease->resource, token_of(*lease));
@@ -251,8 +262,6 @@ Task<ExtendResult> RedlockClient::extend(std::shared_ptr<Lease> lease) {
   if (result.extended) {
     ++lease->renewals;
     lease->deadline = result.deadline;
-  } else if (options_.extend_resets_old_lease) {
-    lease->deadline.at = Instant::zero();
   }
   co_return result;
 }

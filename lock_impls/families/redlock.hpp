@@ -60,6 +60,9 @@ struct RedlockOptions {
   FanOutMode wait = FanOutMode::wait_for_all;
   Duration request_timeout = Duration::from_ms(50);
   Duration release_timeout = Duration::from_ms(50);
+  // The release after a failed attempt (and after the last one), when it has its own timeout
+  // (redsync wraps it in the attempt's context); zero: release_timeout.
+  Duration cleanup_timeout = Duration::zero();
   Drift drift;
   ValidityCheck validity_check = ValidityCheck::positive;
   // Elapsed time counts from before the first attempt instead of each attempt's own T1
@@ -79,8 +82,9 @@ struct RedlockOptions {
   bool release_on_final_failure = false;       // node-redlock v5, aioredlock
   // A try whose validity is gone ends the retries (redis-plus-plus: "unlock and break").
   bool stop_when_validity_gone = false;
-  // Sequential fan-out: a node error (refused, timeout) ends the acquisition at once, leaving
-  // the keys already set (redis-plus-plus lets the exception escape).
+  // Sequential fan-out: a node error (an error reply, a timeout) ends the acquisition or the
+  // extension at once, even after a quorum, leaving the keys already set (redis-plus-plus lets
+  // the exception escape).
   bool abort_on_node_error = false;
   // redlock-py: a quorum reached with some node errors raises without releasing anything.
   bool fail_if_quorum_with_errors = false;
@@ -102,8 +106,7 @@ struct RedlockOptions {
   // or after each failed try so the retries cannot succeed (node-redlock v4).
   bool extend_unlocks_on_failure = false;
   bool extend_unlocks_each_try = false;
-  bool extend_resets_old_lease = false;  // node-redlock v5 invalidates the old Lock object
-  int32_t extensions_max = -1;           // pottery: 3; -1 unlimited
+  int32_t extensions_max = -1;  // pottery: 3; -1 unlimited
   // Release needs this many nodes to report success; 0: best effort (always "released").
   uint32_t release_quorum = 0;
   // redsync before PR #38/#61: a script reply of 0 counted as success for extend and release.
@@ -134,7 +137,9 @@ class RedlockClient : public LockClient {
   const std::string& token_of(const Lease& lease) const;
   Task<std::vector<Outcome>> extend_without_script(const std::string& resource,
                                                    const std::string& value);
-  Task<uint32_t> release_all(const std::string& resource, const std::string& value);
+  // Deletes our key on every node; `timeout` zero: release_timeout.
+  Task<uint32_t> release_all(const std::string& resource, const std::string& value,
+                             Duration timeout = Duration::zero());
   Task<ExtendResult> extend_once(Lease& lease);
   Instant read_clock();
 

@@ -15,7 +15,9 @@ RedlockOptions aioredlock(uint32_t node_count, Duration lease) {
       .validity_check = ValidityCheck::positive,
       .retry_count = 2,
       .retry_delay = RetryDelay{.min_ms = 100, .jitter_ms = 200},
-      .release_after_failed_attempt = true,
+      // `except LockError: continue`: no unlock between tries, the same identifier kept; only
+      // the final failure unlocks.
+      .release_after_failed_attempt = false,
       .release_after_validity_failure = false,
       .release_on_final_failure = true,
       .token_format = TokenFormat::uuid,

@@ -10,7 +10,8 @@ namespace redlock_sim::profiles {
 // retry_count 3 attempts, delay uniform [0.1, 0.3] s; uuid4; the "SET PX if absent or ours,
 // else error" script on every instance with asyncio.gather, which waits for all of them (no
 // driver timeout: 1 h); validity = lease - elapsed - (lease*0.01 + 2 ms) on the monotonic
-// clock; a too-slow win retries without unlocking; final failure unlocks. Extend: the same SET
+// clock; no unlock between tries (`except LockError: continue`, the same identifier kept), a
+// too-slow win likewise; final failure unlocks. Extend: the same SET
 // script (re-creates an absent key), retries, quorum and validity, failure unlocks. Release:
 // quorum of "deleted or already missing".
 RedlockOptions aioredlock(uint32_t node_count, Duration lease);

@@ -30,7 +30,6 @@ RedlockOptions node_redlock_5_0_0_beta_2(uint32_t node_count, Duration duration)
       .extend_retry_delay = RetryDelay{.min_ms = 100, .jitter_ms = 200},
       .extend_checks_validity = false,
       .extend_refuses_expired_lease = true,
-      .extend_resets_old_lease = true,
       .release_quorum = majority(node_count),
       .release_tries = 11,
   };
@@ -58,7 +57,7 @@ RedlockOptions node_redlock_4_2_0(uint32_t node_count, Duration duration) {
   options.release_on_final_failure = false;
   options.extend_unlocks_on_failure = true;
   options.extend_unlocks_each_try = true;
-  options.extend_resets_old_lease = false;
+  options.release_tries = 1;              // unlock() is one pass that rejects without retrying
   options.extend_checks_validity = true;  // extend goes through _lock, which checks expiration
   return options;
 }

@@ -13,8 +13,9 @@ namespace redlock_sim::profiles {
 // (the wall clock); `start` read once before the retry loop, expiration = start + duration -
 // (round(0.01 * duration) + 2) and never compared with now; no release between attempts, one
 // release after the final failure. Extend: refuses an already-expired lock locally, then the
-// SET PX script with retries, no validity check, invalidates the old Lock. Release: quorum,
-// with retries. No per-request timeout in ioredis (modelled as 1 h).
+// SET PX script with retries, no validity check; a failed extend leaves the old Lock's
+// expiration as it was. Release: quorum, with retries. No per-request timeout in ioredis (modelled
+// as 1 h).
 RedlockOptions node_redlock_5_0_0_beta_2(uint32_t node_count, Duration duration);
 
 // using(): extend at expiration - 500 ms (automaticExtensionThreshold) on the lock's clock; a
@@ -23,7 +24,8 @@ WatchdogOptions node_redlock_using();
 
 // v4.2.0: each attempt waits for every server; success needs a quorum and expiration > now,
 // with start taken per attempt; release between attempts; extend refuses an expired lock, and a
-// failed extend attempt unlocks every server (the old lock object still looks valid).
+// failed extend attempt unlocks every server (the old lock object still looks valid); unlock()
+// is one pass, not retried.
 RedlockOptions node_redlock_4_2_0(uint32_t node_count, Duration duration);
 
 }  // namespace redlock_sim::profiles

@@ -10,10 +10,11 @@ namespace redlock_sim::profiles {
 
 // RedLockMutexVessel::lock: 20 alphanumeric characters; startTime read once before the retry
 // loop (the steady clock); SET NX PX on each instance in turn, no socket timeout (1 h), a
-// connection error escapes lock() leaving the keys already set; time_remaining = startTime + ttl -
-// now - (ttl*0.01 + 2 ms); a failed try unlocks, then sleeps uniform [0, 200] ms; 3 tries. Extend:
-// compare-and-PEXPIRE (reset) on each instance, quorum and positive validity, else unlock all;
-// RedLockMutex fabricates a fresh LockInfo so the local expiry pre-check never fires.
+// node error escapes lock() (or extend) even after a quorum, leaving the keys already set;
+// time_remaining = startTime + ttl - now - (ttl*0.01 + 2 ms); a failed try unlocks, then sleeps
+// uniform [0, 200] ms; 3 tries. Extend: compare-and-PEXPIRE (reset) on each instance, quorum and
+// positive validity, else unlock all; RedLockMutex fabricates a fresh LockInfo so the local expiry
+// pre-check never fires.
 RedlockOptions redis_plus_plus_redlock_mutex(uint32_t node_count, Duration ttl);
 
 // RedMutex (ttl 3 s): lock() polls try_lock (one attempt, a fresh id each time) with uniform

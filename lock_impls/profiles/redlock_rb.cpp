@@ -18,6 +18,7 @@ RedlockOptions redlock_rb(uint32_t node_count, Duration ttl) {
       .release_after_failed_attempt = true,
       .token_format = TokenFormat::uuid,
       .token_size = 16,
+      .token_per_attempt = true,  // lock_instances draws SecureRandom.uuid on every try
       .acquire_command = RedlockAcquireCommand::script_set_if_absent_or_same,
       .extend_command = RedlockExtendCommand::set_if_absent_or_same,
       .release_command = RedlockReleaseCommand::delete_if_value,

@@ -10,8 +10,9 @@ RedlockOptions redsync_v4(uint32_t node_count) {
       .clock = ClockKind::monotonic,
       .fan_out = FanOut::parallel,
       .wait = FanOutMode::wait_for_all,
-      .request_timeout = expiry / 20,  // timeoutFactor 0.05
-      .release_timeout = Duration::from_s(3600),
+      .request_timeout = expiry / 20,             // timeoutFactor 0.05
+      .release_timeout = Duration::from_s(3600),  // Unlock: the caller's context
+      .cleanup_timeout = expiry / 20,  // the release after a failed try shares its timeout
       .drift = Drift{.ppm = 10'000, .constant_ms = 0, .rounding = DriftRounding::exact},
       .validity_check = ValidityCheck::positive,
       .retry_count = 31,

@@ -2,6 +2,8 @@
 // (shared/research/lock_libraries.md; docs/lock-clients.md lists test and source section).
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "lock_impls/registry.hpp"
 #include "tests/unit/lock_world.hpp"
 
@@ -43,6 +45,29 @@ TEST(ProfileRedsyncV4, OneValueForAllTriesReleaseAfterEachAndExactDrift) {
   EXPECT_EQ(grant.lease->deadline.at, at_ms(t2_ms - 2 + 7'920));
 }
 
+// redsync v4: the release after a failed try runs under the try's own timeout (expiry * 0.05 =
+// 400 ms), so a node that never answers costs 400 ms, not the caller's whole context.
+TEST(ProfileRedsyncV4, ReleaseAfterAFailedTryHasTheTrysTimeout) {
+  LockWorld world(3, 3);
+  world.nodes[1]->set_raw("k", "other", 60'000);
+  world.partition(0, {2});
+  auto lock = make("redsync-v4", world.client(), {{"nodes", "3"}, {"retry_count", "1"}});
+  Grant grant;
+  int64_t done_ms = -1;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        grant = co_await lock->acquire("k");
+        done_ms = world.now_ms();
+      }(),
+      at_ms(60'000));
+  EXPECT_FALSE(grant.acquired);
+  EXPECT_EQ(grant.attempts, 2u);
+  // Each try waits 400 ms for the silent node, then its release 400 ms more; 50-249 ms between.
+  EXPECT_GT(done_ms, 1'650);
+  EXPECT_LT(done_ms, 1'850);
+}
+
 // node-redlock 5.0.0-beta.2: validity counts from before the retries and is never checked, so
 // a lock won after the duration has passed is returned already expired.
 TEST(ProfileNodeRedlock5Beta2, ValidityFromBeforeRetriesReturnsAnExpiredLock) {
@@ -66,6 +91,33 @@ TEST(ProfileNodeRedlock5Beta2, ValidityFromBeforeRetriesReturnsAnExpiredLock) {
   const Instant start = Instant::from_ms(default_epoch_ms);
   EXPECT_EQ(grant.lease->deadline.at, start + Duration::from_ms(1'000 - 12));
   EXPECT_LT(grant.lease->deadline.at, wall_at_grant);  // expired when handed out
+}
+
+// node-redlock 4.2.0: unlock() is one pass; a release that misses its quorum is not retried
+// (5.0.0-beta.2 retries it like any other operation).
+TEST(ProfileNodeRedlock420, ReleaseIsOnePass) {
+  for (const std::string name : {"node-redlock-4.2.0", "node-redlock-5.0.0-beta.2"}) {
+    SCOPED_TRACE(name);
+    LockWorld world(3, 3);
+    auto lock = make(name, world.client(), {{"nodes", "3"}});
+    ReleaseResult released;
+    std::size_t before = 0;
+    world.run(
+        0,
+        [&]() -> Task<void> {
+          Grant grant = co_await lock->acquire("k");
+          world.nodes[0]->flush();  // two keys gone: the release can reach only one node
+          world.nodes[1]->flush();
+          before = world.nodes[2]->log.size();
+          released = co_await lock->release(grant.lease);
+        }(),
+        at_ms(30'000));
+    EXPECT_FALSE(released.released);
+    std::size_t passes = 0;  // EVALSHA of the release script (the first is followed by EVAL)
+    for (std::size_t i = before; i < world.nodes[2]->log.size(); ++i)
+      passes += world.nodes[2]->log[i][0] == "EVALSHA" ? 1 : 0;
+    EXPECT_EQ(passes, name == "node-redlock-4.2.0" ? 1u : 11u);
+  }
 }
 
 // node-redlock 4.2.0: a failed extend unlocks every server, yet the old lock keeps its expiration.
@@ -122,6 +174,27 @@ TEST(ProfileRedlockPy, WallClockStepBackwardStretchesValidity) {
       EXPECT_LT(believed, Duration::from_ms(10'000));
     }
   }
+}
+
+// redlock-rb: lock_instances draws a new uuid for every try (extend keeps the lock's value).
+TEST(ProfileRedlockRb, NewValueForEveryTry) {
+  LockWorld world(3, 3);
+  for (std::size_t n : {1, 2})
+    world.nodes[n]->set_raw("k", "other", 300);
+  auto lock = make("redlock-rb", world.client(), {{"nodes", "3"}});
+  Grant grant;
+  world.run(
+      0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(2'000));
+  ASSERT_TRUE(grant.acquired);
+  ASSERT_GT(grant.attempts, 1u);
+  std::set<std::string> values;  // the value each acquire script carried to node 0
+  for (const Command& c : world.nodes[0]->log) {
+    if ((c[0] == "EVALSHA" || c[0] == "EVAL") && c.size() == 7 && c[6] == "yes") {
+      values.insert(c[4]);
+    }
+  }
+  EXPECT_EQ(values.size(), grant.attempts);
+  EXPECT_EQ(values.count(grant.lease->value), 1u);
 }
 
 // redlock-rb: extend re-creates a key that lapsed (issue #36) unless extend_only_if_locked.
@@ -181,6 +254,24 @@ TEST(ProfileRedisPlusPlusRedLockMutex, StartTimeFixedBeforeTheRetryLoop) {
   EXPECT_EQ(grant.nodes_locked, 3u);  // every node accepted: only the old start time failed it
 }
 
+// redis-plus-plus RedLockMutex: a node error escapes lock() even after a quorum (no try/catch
+// around a node's SET), and the keys already set stay.
+TEST(ProfileRedisPlusPlusRedLockMutex, NodeErrorAfterAQuorumStillFails) {
+  LockWorld world(3, 3);
+  world.partition(0, {2});  // the third node never answers
+  auto lock = make("redis-plus-plus-redlockmutex", world.client(),
+                   {{"nodes", "3"}, {"request_timeout_ms", "50"}});
+  Grant grant;
+  world.run(
+      0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(1'000));
+  EXPECT_FALSE(grant.acquired);
+  EXPECT_EQ(grant.failure, "error");
+  EXPECT_EQ(grant.attempts, 1u);  // no retry: the exception left the loop
+  EXPECT_EQ(grant.nodes_locked, 2u);
+  EXPECT_TRUE(world.nodes[0]->has("k"));  // left behind until the TTL
+  EXPECT_TRUE(world.nodes[1]->has("k"));
+}
+
 // redis-plus-plus RedMutex: the LockWatcher extends every ttl/2 and tells the holder on failure.
 TEST(ProfileRedisPlusPlusRedMutex, WatcherEveryHalfTtlTellsOnLoss) {
   LockWorld world(3, 3);
@@ -224,6 +315,28 @@ TEST(ProfileAioredlock, GatherWaitsForASlowNode) {
   }
 }
 
+// aioredlock: `except LockError: continue` — no unlock between tries, and the same identifier,
+// so the keys a failed try set are still there (and still ours) when the next try starts.
+TEST(ProfileAioredlock, NoUnlockBetweenTries) {
+  LockWorld world(3, 3);
+  for (std::size_t n : {1, 2})
+    world.nodes[n]->set_raw("k", "other", 300);
+  auto lock = make("aioredlock", world.client(), {{"nodes", "3"}});
+  Grant grant;
+  bool kept_between_tries = false;
+  // A named closure: the coroutine refers to it after spawn() returns.
+  const auto look = [&]() -> Task<void> {
+    co_await world.client().sleep(Duration::from_ms(60));  // after try 1, before try 2
+    kept_between_tries = world.nodes[0]->has("k");
+  };
+  world.client().spawn(look());
+  world.run(
+      0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(2'000));
+  EXPECT_TRUE(kept_between_tries);
+  ASSERT_TRUE(grant.acquired);
+  EXPECT_GT(grant.attempts, 1u);
+}
+
 // Redisson RLock: one replica acknowledgement is enough even with two replicas.
 TEST(ProfileRedissonRLock, OneReplicaAckIsEnough) {
   for (const std::string name : {"redisson-rlock", "wait-acked-hash"}) {
@@ -236,6 +349,31 @@ TEST(ProfileRedissonRLock, OneReplicaAckIsEnough) {
         0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(5'000));
     EXPECT_EQ(grant.acquired, name == "redisson-rlock");  // the family requires both replicas
   }
+}
+
+// Redisson RLock: an unlock that fails (here: lost in a partition) still stops the watchdog, so
+// the key expires a lease after the last renewal instead of being renewed for ever.
+TEST(ProfileRedissonRLock, FailedUnlockStopsTheWatchdog) {
+  LockWorld world(3, 1);
+  auto lock = make("redisson-rlock", world.client(),
+                   {{"replicas", "0"}, {"lease_ms", "3000"}, {"request_timeout_ms", "500"}});
+  ReleaseResult released;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        Grant grant = co_await lock->acquire("k");
+        world.client().spawn(lock->run_watchdog(grant.lease));
+        co_await world.client().sleep(Duration::from_ms(1'500));
+        PartitionRule cut{.side_a = {world.client().id()},
+                          .side_b = {world.node_id(0)},
+                          .start = world.simulator.now(),
+                          .end = world.simulator.now() + Duration::from_ms(1'000)};
+        world.simulator.network().add_partition(cut);
+        released = co_await lock->release(grant.lease);
+      }(),
+      at_ms(20'000));
+  EXPECT_FALSE(released.released);
+  EXPECT_FALSE(world.nodes[0]->has("k"));  // expired: nobody renewed it after the unlock
 }
 
 // RedissonRedLock: no elapsed-time check; a slow sequential acquisition returns success after
