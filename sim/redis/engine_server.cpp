@@ -103,9 +103,9 @@ Reply RedisEngine::cmd_config(Call& call) {
     return config_get(call);
   }
   if (equals_ignore_case(sub, "set")) {
-    if (call.argv.size() < 4 || call.argv.size() % 2 == 1) {
-      return error_reply(wrong_arity("config|set"));
-    }
+    if (call.argv.size() < 4) return error_reply(wrong_arity("config|set"));
+    // Parameter-value pairs: an odd count is a syntax error (config.c, configSetCommand).
+    if (call.argv.size() % 2 == 1) return error_reply("ERR syntax error");
     return config_set(call);
   }
   return error_reply("ERR unknown subcommand '" + sub.substr(0, 128) + "'. Try CONFIG HELP.");

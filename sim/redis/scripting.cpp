@@ -97,6 +97,12 @@ int64_t truncate_number(lua_Number number) {
   return static_cast<int64_t>(number);
 }
 
+std::string up_to_nul(std::string text) {
+  const std::size_t nul = text.find('\0');
+  if (nul != std::string::npos) text.resize(nul);
+  return text;
+}
+
 std::string map_newlines(std::string text) {
   for (char& c : text) {
     if (c == '\r' || c == '\n') c = ' ';
@@ -139,11 +145,16 @@ Reply lua_to_reply(lua_State* lua) {
     case LUA_TNUMBER:
       return Reply::integer_reply(truncate_number(lua_tonumber(lua, -1)));
     case LUA_TTABLE: {
+      // Both texts go through C strings (cut at a NUL); an error's trailing CR/LF are trimmed
+      // (addReplyErrorFormat), then CR/LF left become spaces.
       if (table_has_string(lua, -1, "err")) {
-        return Reply::error(map_newlines(table_string(lua, -1, "err")));
+        std::string text = up_to_nul(table_string(lua, -1, "err"));
+        while (!text.empty() && (text.back() == '\r' || text.back() == '\n'))
+          text.pop_back();
+        return Reply::error(map_newlines(std::move(text)));
       }
       if (table_has_string(lua, -1, "ok")) {
-        return Reply::status(map_newlines(table_string(lua, -1, "ok")));
+        return Reply::status(map_newlines(up_to_nul(table_string(lua, -1, "ok"))));
       }
       std::vector<Reply> items;
       for (int j = 1;; ++j) {
@@ -288,7 +299,8 @@ int redis_setresp(lua_State* lua) {
 }
 
 int redis_set_repl(lua_State* lua) {
-  if (lua_gettop(lua) != 1) return raise_message(lua, "redis.set_repl() requires one argument.");
+  // Redis 7.0's own wording, although it wants exactly one.
+  if (lua_gettop(lua) != 1) return raise_message(lua, "redis.set_repl() requires two arguments.");
   const auto flags = static_cast<int>(lua_tonumber(lua, 1));
   if ((flags & ~3) != 0) {
     return raise_message(lua,

@@ -231,7 +231,10 @@ std::string random_command(redlock_sim::Rng& rng) {
   static const char* values[] = {"a", "b", "1", "-5", "9223372036854775807", "x y"};
   const std::string key = keys[rng.below(4)];
   const std::string value = std::string("\"") + values[rng.below(6)] + "\"";
-  const std::string big_ttl = std::to_string(rng.between(100000, 900000));
+  // Whole seconds: TTL rounds (ms + 500) / 1000, so a TTL of 376 500 ms could read 376 or 377
+  // depending on the real milliseconds that pass; a whole number of seconds reads the same until
+  // half a second has passed.
+  const std::string big_ttl = std::to_string(rng.between(100, 900) * 1000);
   switch (rng.below(24)) {
     case 0:
       return "SET " + key + " " + value;
@@ -264,7 +267,8 @@ std::string random_command(redlock_sim::Rng& rng) {
     case 14:
       return "HGETALL " + key;
     case 15:
-      return "EXPIRE " + key + " " + std::to_string(rng.between(-2, 1));
+      // 0 and below delete the key; 1000 s stays put however slow the real server is.
+      return "EXPIRE " + key + " " + std::to_string(rng.chance(1, 4) ? 1000 : rng.between(-2, 0));
     case 16:
       return "PEXPIRE " + key + " " + big_ttl + (rng.chance(1, 2) ? " GT" : " NX");
     case 17:
