@@ -166,9 +166,12 @@ Task<uint32_t> RedlockClient::release_all(const std::string& resource, const std
     script = &scripts::delete_if_value_missing_ok;
   }
   const Call call = make_call(*script, resource, {value});
-  const FanOutOptions wait_for_all;
+  const FanOutOptions release_fan{
+      .mode = options_.release_quorum > 0 ? options_.release_wait : FanOutMode::wait_for_all,
+      .quorum = options_.release_quorum,
+      .success = &redlock_acquire_success};
   const std::vector<Outcome> outcomes =
-      co_await call_all(port(), options_.node_count, call, options_.fan_out, wait_for_all,
+      co_await call_all(port(), options_.node_count, call, options_.fan_out, release_fan,
                         timeout > Duration::zero() ? timeout : options_.release_timeout,
                         options_.use_evalsha, options_.abort_on_node_error);
   co_return count_accepted(outcomes);

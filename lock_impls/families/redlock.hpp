@@ -109,6 +109,9 @@ struct RedlockOptions {
   int32_t extensions_max = -1;  // pottery: 3; -1 unlimited
   // Release needs this many nodes to report success; 0: best effort (always "released").
   uint32_t release_quorum = 0;
+  // How a release waits: for every node, or until `release_quorum` nodes released (and, with
+  // return_at_quorum, until that can no longer happen).
+  FanOutMode release_wait = FanOutMode::wait_for_all;
   // redsync before PR #38/#61: a script reply of 0 counted as success for extend and release.
   bool any_reply_counts_as_success = false;
   // The client object keeps one token, replaced by every acquire, and release/extend use it

@@ -30,6 +30,9 @@ struct NodeRequest {
 enum class FanOutMode : uint8_t {
   wait_for_all,      // resume once every request has a reply or has timed out
   return_at_quorum,  // resume as soon as `quorum` succeeded, or `quorum` can no longer succeed
+  // Resume as soon as `quorum` succeeded; when it cannot, wait for every reply or timeout
+  // (pottery's as_completed loops, which return early only on success).
+  return_at_quorum_success,
 };
 
 // Which outcomes count toward a quorum. The default counts any non-error, non-nil reply.

@@ -31,6 +31,7 @@ RedlockOptions node_redlock_5_0_0_beta_2(uint32_t node_count, Duration duration)
       .extend_checks_validity = false,
       .extend_refuses_expired_lease = true,
       .release_quorum = majority(node_count),
+      .release_wait = FanOutMode::return_at_quorum,  // _execute resolves at a quorum for or against
       .release_tries = 11,
   };
 }
@@ -57,7 +58,8 @@ RedlockOptions node_redlock_4_2_0(uint32_t node_count, Duration duration) {
   options.release_on_final_failure = false;
   options.extend_unlocks_on_failure = true;
   options.extend_unlocks_each_try = true;
-  options.release_tries = 1;              // unlock() is one pass that rejects without retrying
+  options.release_tries = 1;  // unlock() is one pass that rejects without retrying
+  options.release_wait = FanOutMode::wait_for_all;
   options.extend_checks_validity = true;  // extend goes through _lock, which checks expiration
   return options;
 }

@@ -8,7 +8,8 @@ RedlockOptions pottery(uint32_t node_count, Duration auto_release_time) {
       .ttl = auto_release_time,
       .clock = ClockKind::monotonic,
       .fan_out = FanOut::parallel,
-      .wait = FanOutMode::return_at_quorum,
+      // as_completed: return once a majority succeeded; a failed try waits for every master.
+      .wait = FanOutMode::return_at_quorum_success,
       .request_timeout = Duration::from_s(3600),
       .release_timeout = Duration::from_s(3600),
       .drift = Drift{.ppm = 10'000, .constant_ms = 2, .rounding = DriftRounding::exact},
@@ -25,6 +26,7 @@ RedlockOptions pottery(uint32_t node_count, Duration auto_release_time) {
       .extend_checks_validity = false,
       .extensions_max = 3,
       .release_quorum = majority(node_count),
+      .release_wait = FanOutMode::return_at_quorum_success,  // returns once a majority released
       .release_uses_latest_token = true,  // `_uuid` lives on the instance (bug list item 28)
   };
 }

@@ -221,6 +221,45 @@ TEST(Kernel, FanOutReturnsAtQuorum) {
   EXPECT_EQ(outcomes[4].kind, OutcomeKind::unknown);
 }
 
+// Return-at-quorum-on-success waits for every reply once a quorum cannot succeed, where
+// return-at-quorum resumes as soon as it cannot: three fast refusals out of five, one slow node.
+TEST(Kernel, FanOutReturnsAtQuorumOnSuccessOnly) {
+  for (const FanOutMode mode :
+       {FanOutMode::return_at_quorum, FanOutMode::return_at_quorum_success}) {
+    Simulator simulator(7);
+    std::vector<ProcessId> ids;
+    // Nodes 1-3 refuse with an error reply; 0 and 4 answer OK.
+    const ServerProcess::Handler refuse = [](ServerProcess&, const Message&) {
+      return Reply::error("ERR no");
+    };
+    for (int i = 0; i < 5; ++i) {
+      const bool refuses = i >= 1 && i <= 3;
+      ids.push_back(simulator
+                        .add_process<ServerProcess>("n" + std::to_string(i),
+                                                    refuses ? refuse : ServerProcess::Handler())
+                        .id());
+    }
+    auto& client = simulator.add_process<TaskProcess>("client");
+    client.set_endpoints(ids);
+    simulator.network().set_link_delay(client.id(), ids[4],
+                                       DelaySpec::fixed(Duration::from_ms(40)));
+    Instant done;
+    auto body = [&]() -> Task<void> {
+      std::vector<NodeRequest> requests;
+      for (NodeId n = 0; n < 5; ++n) {
+        requests.push_back(
+            {.node = n, .command = make_command("PING"), .timeout = Duration::from_ms(100)});
+      }
+      co_await client.fan_out(std::move(requests), {.mode = mode, .quorum = 3});
+      done = simulator.now();
+    };
+    client.spawn(body());
+    simulator.run();
+    // Refusals are back at 2 ms; the slow node's OK at 41 ms.
+    EXPECT_EQ(done, Instant::from_ms(mode == FanOutMode::return_at_quorum ? 2 : 41));
+  }
+}
+
 // The message log keeps each message's text and fate, in send order, only when enabled.
 TEST(Kernel, MessageLogRecordsTextsAndFates) {
   World world;

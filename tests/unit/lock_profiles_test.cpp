@@ -520,6 +520,33 @@ TEST(ProfileRedlockPy, ZeroRetryCountFallsBackToTheDefault) {
   EXPECT_EQ(grant.attempts, 3u);
 }
 
+// pottery: as_completed returns early only on success. A try that cannot reach a majority
+// waits for its slowest master; a release returns once a majority released.
+TEST(ProfilePottery, FailedTryWaitsForEveryMasterReleaseReturnsAtMajority) {
+  LockWorld world(3, 3);
+  for (std::size_t n : {1, 2})
+    world.nodes[n]->set_raw("k", "other", 250);
+  world.simulator.network().set_link_delay(world.client().id(), world.node_id(2),
+                                           DelaySpec::fixed(Duration::from_ms(100)));
+  auto lock = make("pottery", world.client(), {{"nodes", "3"}});
+  world.attach_notes(*lock, "c0");
+  int64_t released_at = -1;
+  int64_t release_started = -1;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        Grant grant = co_await lock->acquire("k");
+        release_started = world.now_ms();
+        co_await lock->release(grant.lease);
+        released_at = world.now_ms();
+      }(),
+      at_ms(5'000));
+  ASSERT_FALSE(world.notes.empty());
+  // Try 1: node 0 accepts and node 1 refuses at once, node 2 (slow) refuses at 101 ms.
+  EXPECT_EQ(world.notes.front().substr(0, world.notes.front().find(' ')), "101");
+  EXPECT_EQ(released_at - release_started, 2);  // nodes 0 and 1; node 2's reply is not awaited
+}
+
 // pottery: a second acquire on the same instance replaces `_uuid`, so the first grant can no
 // longer be released: its keys stay until the TTL (bug list item 28).
 TEST(ProfilePottery, ReacquireOnTheSameInstanceStrandsTheFirstGrant) {
