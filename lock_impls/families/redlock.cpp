@@ -240,8 +240,10 @@ Task<ExtendResult> RedlockClient::extend(std::shared_ptr<Lease> lease) {
     result.failure = "unsupported";
     co_return result;
   }
+  // Only successful extensions count toward the limit (pottery increments `_extension_num`
+  // after a success).
   if (options_.extensions_max >= 0 &&
-      lease->extensions > static_cast<uint32_t>(options_.extensions_max)) {
+      lease->renewals >= static_cast<uint32_t>(options_.extensions_max)) {
     result.failure = "too many extensions";
     co_return result;
   }

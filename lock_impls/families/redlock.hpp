@@ -106,7 +106,7 @@ struct RedlockOptions {
   // or after each failed try so the retries cannot succeed (node-redlock v4).
   bool extend_unlocks_on_failure = false;
   bool extend_unlocks_each_try = false;
-  int32_t extensions_max = -1;  // pottery: 3; -1 unlimited
+  int32_t extensions_max = -1;  // successful extensions allowed (pottery: 3); -1 unlimited
   // Release needs this many nodes to report success; 0: best effort (always "released").
   uint32_t release_quorum = 0;
   // How a release waits: for every node, or until `release_quorum` nodes released (and, with

@@ -520,6 +520,34 @@ TEST(ProfileRedlockPy, ZeroRetryCountFallsBackToTheDefault) {
   EXPECT_EQ(grant.attempts, 3u);
 }
 
+// pottery: only successful extensions count toward the three: one that fails (a partition
+// keeps it from a majority) leaves three more.
+TEST(ProfilePottery, FailedExtensionsDoNotCount) {
+  LockWorld world(3, 3);
+  auto lock = make("pottery", world.client(), {{"nodes", "3"}, {"request_timeout_ms", "50"}});
+  std::vector<ExtendResult> results;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        Grant grant = co_await lock->acquire("k");
+        PartitionRule cut{.side_a = {world.client().id()},
+                          .side_b = {world.node_id(1), world.node_id(2)},
+                          .start = world.simulator.now(),
+                          .end = world.simulator.now() + Duration::from_ms(100)};
+        world.simulator.network().add_partition(cut);
+        results.push_back(co_await lock->extend(grant.lease));
+        co_await world.client().sleep(Duration::from_ms(200));
+        for (int i = 0; i < 4; ++i)
+          results.push_back(co_await lock->extend(grant.lease));
+      }(),
+      at_ms(5'000));
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_FALSE(results[0].extended);
+  for (int i = 1; i < 4; ++i)
+    EXPECT_TRUE(results[i].extended) << i;
+  EXPECT_EQ(results[4].failure, "too many extensions");
+}
+
 // pottery: as_completed returns early only on success. A try that cannot reach a majority
 // waits for its slowest master; a release returns once a majority released.
 TEST(ProfilePottery, FailedTryWaitsForEveryMasterReleaseReturnsAtMajority) {
