@@ -1,5 +1,6 @@
 #include "scenarios/parser.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -602,8 +603,38 @@ void check_references(const Scenario& s, const std::string& file, const ProfileC
       if (c.nodes[n] == "counter" && node_names.count("counter") == 0) continue;
       node_ref(c.nodes[n], at + ".nodes[" + std::to_string(n) + "]");
     }
+    // Parameters that count or index the client's nodes must fit its list: a lock told of five
+    // nodes but given two would address nodes that do not exist. (A fenced lock lists its
+    // token node after the lock's own nodes, so `nodes` may be smaller than the list.)
+    const auto index_param = [&](const char* key, std::size_t limit, const std::string& what) {
+      const auto found = c.params.find(key);
+      if (found == c.params.end()) return;
+      const std::string& v = found->second;
+      const bool digits =
+          !v.empty() && v.size() < 9 &&
+          std::all_of(v.begin(), v.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+      if (!digits || std::stoul(v) > limit) {
+        throw ScenarioError(file, at + ".params." + key, what);
+      }
+    };
+    index_param("nodes", c.nodes.size(),
+                "expected at most " + std::to_string(c.nodes.size()) +
+                    ", the length of the client's nodes list");
+    index_param(
+        "token_node", c.nodes.size() - 1,
+        "expected an index into the client's nodes list, below " + std::to_string(c.nodes.size()));
     if (check) {
       if (auto error = check(c)) throw ScenarioError(file, at + ".profile", *error);
+    }
+  }
+  for (std::size_t i = 0; i < s.network.links.size(); ++i) {
+    const std::string at = "$.network.links[" + std::to_string(i) + "]";
+    for (const auto& [end, name] :
+         {std::pair<const char*, const std::string*>{"from", &s.network.links[i].from},
+          {"to", &s.network.links[i].to}}) {
+      // "counter": the external counter service, created on use.
+      if (*name == "counter" && processes.count("counter") == 0) continue;
+      process_ref(*name, at + "." + end);
     }
   }
   std::set<std::string> partitions;

@@ -12,8 +12,11 @@ Verdict verdict_of(const ScenarioResult& result, const std::string& checker) {
 
 namespace {
 
-// Removes a process from a scenario: faults that name it alone go, partition sides lose it.
+// Removes a process from a scenario: faults that name it alone go, partition sides lose it,
+// per-link network settings that name it go.
 void forget_process(Scenario& s, const std::string& name) {
+  std::erase_if(s.network.links,
+                [&](const LinkSpec& link) { return link.from == name || link.to == name; });
   std::vector<FaultSpec> kept;
   for (FaultSpec f : s.faults) {
     std::erase(f.side_a, name);
@@ -69,8 +72,33 @@ void add_client_and_node_reductions(const Scenario& s, std::vector<Scenario>& ou
     r.nodes.erase(r.nodes.begin() + static_cast<std::ptrdiff_t>(i));
     bool usable = true;
     for (ClientSpec& c : r.clients) {
-      std::erase(c.nodes, name);
+      const auto at = std::find(c.nodes.begin(), c.nodes.end(), name);
+      if (at == c.nodes.end()) continue;
+      const auto index = static_cast<std::size_t>(at - c.nodes.begin());
+      c.nodes.erase(at);
       usable = usable && !c.nodes.empty();
+      // Parameters that count or index the client's nodes follow its list: a lock node gone
+      // lowers `nodes`; the token node cannot go; the token node's index moves down.
+      for (const char* key : {"nodes", "token_node"}) {
+        const auto found = c.params.find(key);
+        if (found == c.params.end()) continue;
+        const std::string& value = found->second;
+        const bool digits =
+            !value.empty() && value.size() < 9 &&
+            std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+        if (!digits) {
+          usable = false;
+          continue;
+        }
+        const std::size_t n = std::stoul(value);
+        const bool is_count = std::string(key) == "nodes";
+        if (is_count ? index < n : index == n) {
+          if (!is_count || n == 1) usable = false;
+          found->second = std::to_string(n - 1);
+        } else if (!is_count && index < n) {
+          found->second = std::to_string(n - 1);
+        }
+      }
     }
     if (!usable) continue;
     forget_process(r, name);

@@ -2,6 +2,7 @@
 // reproduce.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 
 #include "scenarios/parser.hpp"
@@ -188,6 +189,32 @@ TEST(Explore, WindowsPastTheRunAreClamped) {
     for (const FaultSpec& f : draw_fault_plan(base, seed, all_fault_classes(), bounds).faults)
       EXPECT_LT(f.at_ms, base.limits.duration_ms) << "seed " << seed;
   }
+}
+
+// Every reduction the shrinker tries is a valid scenario (the parser takes its file back): no
+// dangling process in faults, per-link settings or lock parameters. Over every catalogue file
+// with every fault class on, several faults each.
+TEST(Explore, EveryReductionIsAValidScenario) {
+  ExploreBounds bounds;
+  bounds.on_numerator = 1;
+  bounds.on_denominator = 1;
+  bounds.faults_per_class_max = 3;
+  std::size_t checked = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(REDLOCK_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".json") continue;
+    const Scenario base = parse_scenario_file(entry.path().string());
+    for (uint64_t seed = 1; seed <= 2; ++seed) {
+      const Scenario s =
+          apply_fault_plan(base, draw_fault_plan(base, seed, all_fault_classes(), bounds), seed);
+      for (const Scenario& r : reductions_of(s)) {
+        ++checked;
+        EXPECT_NO_THROW(parse_scenario_text(write_scenario(r), "reduction"))
+            << entry.path().filename() << " seed " << seed;
+      }
+    }
+  }
+  EXPECT_GT(checked, 1'000u);
 }
 
 // Restricting a plan keeps exactly the faults of the kept classes, in order.

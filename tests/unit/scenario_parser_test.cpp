@@ -106,6 +106,21 @@ TEST(ScenarioParser, RejectsWhatCannotBeRight) {
   EXPECT_NE(error_of(with(valid, "\"until_ms\": 90000", "\"until_ms\": 90000, \"extra\": 1"))
                 .find("$.faults[4].extra"),
             std::string::npos);
+  // Per-link settings name processes that exist (they crashed the runner before).
+  EXPECT_NE(
+      error_of(with(valid, "{\"from\": \"A\", \"to\": \"N2\"", "{\"from\": \"X\", \"to\": \"N2\""))
+          .find("$.network.links[0].from: no process"),
+      std::string::npos);
+  // A lock's node count and token node fit the client's nodes list (a larger count made the
+  // lock address nodes that do not exist).
+  EXPECT_NE(error_of(with(valid, "\"clock\": \"wall\"}", "\"clock\": \"wall\", \"nodes\": 3}"))
+                .find("$.clients[0].params.nodes: expected at most 2"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(valid, "\"clock\": \"wall\"}", "\"clock\": \"wall\", \"token_node\": 2}"))
+                .find("$.clients[0].params.token_node: expected an index"),
+            std::string::npos);
+  EXPECT_EQ(error_of(with(valid, "\"clock\": \"wall\"}", "\"clock\": \"wall\", \"nodes\": 1}")),
+            "(no error)");
 }
 
 // Truncated, garbage, deeply nested and huge-number inputs are errors, not crashes.
