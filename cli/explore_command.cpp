@@ -313,13 +313,9 @@ int run_explore(const std::vector<std::string>& arguments) {
   }
   if (config.checkers.empty()) return bad_input("explore: --checkers names no checker");
   const std::string file = values["file"].as<std::string>();
-  Scenario base;
-  try {
-    base = parse_scenario_file(file, registry_profile_check());
-  } catch (const ScenarioError& error) {
-    std::fprintf(stderr, "redlock-sim: %s\n", error.what());
-    return exit_bad_input;
-  }
+  const std::optional<Scenario> loaded = load_scenario(file, registry_profile_check());
+  if (!loaded) return exit_bad_input;
+  const Scenario& base = *loaded;
   // Created last, once everything else is known to be right.
   if (!out_dir.empty()) {
     if (auto failed = prepare_out_dir("explore", out_dir)) return *failed;

@@ -301,13 +301,9 @@ int run_matrix(const std::vector<std::string>& arguments) {
     for (const LockEntry* lock : locks)
       rows.push_back(Row{lock->name, lock_kind_name(lock->kind), base_for(*lock)});
   } else {
-    Scenario base;
-    try {
-      base = parse_scenario_file(base_file, registry_profile_check());
-    } catch (const ScenarioError& error) {
-      std::fprintf(stderr, "redlock-sim: %s\n", error.what());
-      return exit_bad_input;
-    }
+    const std::optional<Scenario> loaded = load_scenario(base_file, registry_profile_check());
+    if (!loaded) return exit_bad_input;
+    const Scenario& base = *loaded;
     if (locks_flag.empty()) {
       rows.push_back(Row{base.name, "your scenario", base});
     } else {

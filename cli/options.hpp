@@ -2,6 +2,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "scenarios/parser.hpp"
 
 namespace redlock_sim::cli {
 
@@ -91,6 +93,17 @@ inline bool folder_is_writable(const std::filesystem::path& folder) {
   std::error_code error;
   std::filesystem::remove(probe, error);
   return true;
+}
+
+// Reads a scenario file with the registry's profile check; on a mistake, prints the one message
+// and returns nothing (the caller exits with exit_bad_input).
+inline std::optional<Scenario> load_scenario(const std::string& file, const ProfileCheck& check) {
+  try {
+    return parse_scenario_file(file, check);
+  } catch (const ScenarioError& error) {
+    std::fprintf(stderr, "redlock-sim: %s\n", error.what());
+    return std::nullopt;
+  }
 }
 
 // Creates an output folder before any work is done, so a bad --out stops at once with exit 2

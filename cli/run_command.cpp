@@ -43,13 +43,9 @@ int run_run(const std::vector<std::string>& arguments) {
     if (auto failed = check_output_file("run", std::string("--") + flag, path)) return *failed;
   }
   const std::string file = values["file"].as<std::string>();
-  Scenario scenario;
-  try {
-    scenario = parse_scenario_file(file, registry_profile_check());
-  } catch (const ScenarioError& error) {
-    std::fprintf(stderr, "redlock-sim: %s\n", error.what());
-    return exit_bad_input;
-  }
+  const std::optional<Scenario> loaded = load_scenario(file, registry_profile_check());
+  if (!loaded) return exit_bad_input;
+  const Scenario& scenario = *loaded;
   RunOptions run_options;
   if (values.count("seed")) run_options.seed = values["seed"].as<uint64_t>();
   // The HTML report draws messages and the trace export lists them: keep their text and fate.

@@ -607,15 +607,9 @@ void check_references(const Scenario& s, const std::string& file, const ProfileC
     // nodes but given two would address nodes that do not exist. (A fenced lock lists its
     // token node after the lock's own nodes, so `nodes` may be smaller than the list.)
     const auto index_param = [&](const char* key, std::size_t limit, const std::string& what) {
-      const auto found = c.params.find(key);
-      if (found == c.params.end()) return;
-      const std::string& v = found->second;
-      const bool digits =
-          !v.empty() && v.size() < 9 &&
-          std::all_of(v.begin(), v.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-      if (!digits || std::stoul(v) > limit) {
-        throw ScenarioError(file, at + ".params." + key, what);
-      }
+      if (c.params.count(key) == 0) return;
+      const std::optional<std::size_t> value = node_param(c, key);
+      if (!value || *value > limit) throw ScenarioError(file, at + ".params." + key, what);
     };
     index_param("nodes", c.nodes.size(),
                 "expected at most " + std::to_string(c.nodes.size()) +

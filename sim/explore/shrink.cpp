@@ -80,23 +80,18 @@ void add_client_and_node_reductions(const Scenario& s, std::vector<Scenario>& ou
       // Parameters that count or index the client's nodes follow its list: a lock node gone
       // lowers `nodes`; the token node cannot go; the token node's index moves down.
       for (const char* key : {"nodes", "token_node"}) {
-        const auto found = c.params.find(key);
-        if (found == c.params.end()) continue;
-        const std::string& value = found->second;
-        const bool digits =
-            !value.empty() && value.size() < 9 &&
-            std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-        if (!digits) {
+        if (c.params.count(key) == 0) continue;
+        const std::optional<std::size_t> n = node_param(c, key);
+        if (!n) {
           usable = false;
           continue;
         }
-        const std::size_t n = std::stoul(value);
         const bool is_count = std::string(key) == "nodes";
-        if (is_count ? index < n : index == n) {
-          if (!is_count || n == 1) usable = false;
-          found->second = std::to_string(n - 1);
-        } else if (!is_count && index < n) {
-          found->second = std::to_string(n - 1);
+        if (is_count ? index < *n : index == *n) {
+          if (!is_count || *n == 1) usable = false;
+          c.params[key] = std::to_string(*n - 1);
+        } else if (!is_count && index < *n) {
+          c.params[key] = std::to_string(*n - 1);
         }
       }
     }

@@ -106,6 +106,21 @@ struct ClientSpec {
   std::optional<WorkloadSpec> workload;
 };
 
+// A parameter that counts or indexes a client's nodes (`nodes`, `token_node`): its value when
+// it is plain digits of a sane size, nothing otherwise.
+inline std::optional<std::size_t> node_param(const ClientSpec& client, const char* key) {
+  const auto found = client.params.find(key);
+  if (found == client.params.end()) return std::nullopt;
+  const std::string& v = found->second;
+  if (v.empty() || v.size() > 8) return std::nullopt;
+  std::size_t n = 0;
+  for (char ch : v) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    n = n * 10 + static_cast<std::size_t>(ch - '0');
+  }
+  return n;
+}
+
 enum class FencingTokenSource : uint8_t {
   none,
   oracle,  // an external linearizable oracle hands out token_start+1, +2, ... at each grant
