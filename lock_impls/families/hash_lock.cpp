@@ -201,7 +201,12 @@ Task<uint32_t> MultiHashLockClient::attempt_all(const std::string& resource, Dur
       continue;
     }
     if (attempt.error) co_await sub_.unlock_on(node, resource);  // response timeout cleanup
-    if (++failures > failures_allowed) break;
+    ++failures;
+    // RedissonMultiLock: a failure once a quorum is held ends the round with success; the
+    // sub-locks after it are not tried (`locks.size() - acquiredLocks.size() ==
+    // failedLocksLimit()`).
+    if (n - acquired.size() == failures_allowed) break;
+    if (failures > failures_allowed) break;
   }
   co_return failures;
 }

@@ -196,7 +196,7 @@ Task<ReleaseResult> RedlockClient::release(std::shared_ptr<Lease> lease) {
   co_return result;
 }
 
-Task<ExtendResult> RedlockClient::extend_once(Lease& lease) {
+Task<ExtendResult> RedlockClient::extend_once(Lease& lease, std::optional<Instant> start) {
   ExtendResult result;
   const Instant t1 = read_clock();
   const FanOutOptions fan{
@@ -219,7 +219,8 @@ Task<ExtendResult> RedlockClient::extend_once(Lease& lease) {
     result.failure = "error";
     co_return result;
   }
-  const Instant deadline = t1 + options_.ttl - drift_for(options_.ttl, options_.drift);
+  const Instant deadline =
+      start.value_or(t1) + options_.ttl - drift_for(options_.ttl, options_.drift);
   const bool valid = !options_.extend_checks_validity || deadline > t2;
   note("extend: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
        " nodes, validity " + ms_text(deadline - t2));
@@ -252,8 +253,10 @@ Task<ExtendResult> RedlockClient::extend(std::shared_ptr<Lease> lease) {
     result.lock_gone = true;
     co_return result;
   }
+  const std::optional<Instant> first_start =
+      options_.extend_start_before_retries ? std::optional<Instant>(read_clock()) : std::nullopt;
   for (uint32_t attempt = 1; attempt <= options_.extend_tries; ++attempt) {
-    result = co_await extend_once(*lease);
+    result = co_await extend_once(*lease, first_start);
     if (result.extended) break;
     if (result.failure == "error" && options_.abort_on_node_error) break;  // escaped: no unlock
     const bool last = attempt == options_.extend_tries;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "lock_impls/families/common.hpp"
@@ -106,6 +107,9 @@ struct RedlockOptions {
   // or after each failed try so the retries cannot succeed (node-redlock v4).
   bool extend_unlocks_on_failure = false;
   bool extend_unlocks_each_try = false;
+  // The new expiration counts from before the retry loop, not from the winning try's start
+  // (node-redlock 5.0.0-beta.2's extend, like its acquire).
+  bool extend_start_before_retries = false;
   int32_t extensions_max = -1;  // successful extensions allowed (pottery: 3); -1 unlimited
   // Release needs this many nodes to report success; 0: best effort (always "released").
   uint32_t release_quorum = 0;
@@ -143,7 +147,8 @@ class RedlockClient : public LockClient {
   // Deletes our key on every node; `timeout` zero: release_timeout.
   Task<uint32_t> release_all(const std::string& resource, const std::string& value,
                              Duration timeout = Duration::zero());
-  Task<ExtendResult> extend_once(Lease& lease);
+  // One extension try; its new deadline counts from `start` (none: this try's T1).
+  Task<ExtendResult> extend_once(Lease& lease, std::optional<Instant> start);
   Instant read_clock();
 
   RedlockOptions options_;

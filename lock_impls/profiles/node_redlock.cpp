@@ -30,6 +30,7 @@ RedlockOptions node_redlock_5_0_0_beta_2(uint32_t node_count, Duration duration)
       .extend_retry_delay = RetryDelay{.min_ms = 100, .jitter_ms = 200},
       .extend_checks_validity = false,
       .extend_refuses_expired_lease = true,
+      .extend_start_before_retries = true,
       .release_quorum = majority(node_count),
       .release_wait = FanOutMode::return_at_quorum,  // _execute resolves at a quorum for or against
       .release_tries = 11,
@@ -60,6 +61,7 @@ RedlockOptions node_redlock_4_2_0(uint32_t node_count, Duration duration) {
   options.extend_unlocks_each_try = true;
   options.release_tries = 1;  // unlock() is one pass that rejects without retrying
   options.release_wait = FanOutMode::wait_for_all;
+  options.extend_start_before_retries = false;  // extend goes through _lock, start per try
   options.extend_checks_validity = true;  // extend goes through _lock, which checks expiration
   return options;
 }

@@ -93,6 +93,34 @@ TEST(ProfileNodeRedlock5Beta2, ValidityFromBeforeRetriesReturnsAnExpiredLock) {
   EXPECT_LT(grant.lease->deadline.at, wall_at_grant);  // expired when handed out
 }
 
+// node-redlock 5.0.0-beta.2: extend's new expiration counts from before its retry loop, so a
+// retry that wins still dates the lock from the first try.
+TEST(ProfileNodeRedlock5Beta2, ExtendDatesFromBeforeItsRetries) {
+  LockWorld world(3, 3);
+  auto lock = make("node-redlock-5.0.0-beta.2", world.client(),
+                   {{"nodes", "3"}, {"request_timeout_ms", "50"}});
+  ExtendResult extended;
+  Instant first_try;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        Grant grant = co_await lock->acquire("k");
+        co_await world.client().sleep(Duration::from_ms(1'000) -
+                                      (world.simulator.now() - Instant::zero()));
+        PartitionRule cut{.side_a = {world.client().id()},
+                          .side_b = {world.node_id(1), world.node_id(2)},
+                          .start = world.simulator.now(),
+                          .end = world.simulator.now() + Duration::from_ms(60)};
+        world.simulator.network().add_partition(cut);
+        first_try = world.client().wall_now();
+        extended = co_await lock->extend(grant.lease);
+      }(),
+      at_ms(20'000));
+  ASSERT_TRUE(extended.extended);
+  // From the first try's start on the wall clock: + 10000 - (round(100) + 2).
+  EXPECT_EQ(extended.deadline.at, first_try + Duration::from_ms(9'898));
+}
+
 // node-redlock 4.2.0: unlock() is one pass; a release that misses its quorum is not retried
 // (5.0.0-beta.2 retries it like any other operation).
 TEST(ProfileNodeRedlock420, ReleaseIsOnePass) {
@@ -397,6 +425,20 @@ TEST(ProfileRedissonRedLock, SlowSequentialAcquisitionReturnsWithAnExpiredSubLoc
   ASSERT_TRUE(grant.acquired);
   EXPECT_EQ(grant.nodes_locked, 3u);
   EXPECT_FALSE(first_held_at_grant);
+}
+
+// RedissonRedLock: a failure once a quorum is held ends tryLock with success, and the sub-locks
+// after it are never tried.
+TEST(ProfileRedissonRedLock, FailureAfterAQuorumStopsTheRound) {
+  LockWorld world(3, 5);
+  world.nodes[3]->set_raw("k", "other", -1);  // a hash lock of someone else's would refuse too
+  auto lock = make("redisson-redlock", world.client(), {{"nodes", "5"}});
+  Grant grant;
+  world.run(
+      0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(10'000));
+  ASSERT_TRUE(grant.acquired);
+  EXPECT_EQ(grant.nodes_locked, 3u);
+  EXPECT_FALSE(world.nodes[4]->has("k"));  // never asked
 }
 
 // RFencedLock: the token is INCRed in the acquire script, re-entries included.
