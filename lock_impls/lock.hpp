@@ -68,11 +68,17 @@ struct Lease {
   // Called when a watchdog that tells its holder sets `lost`, so a runner can stamp the true
   // time the holder learned it; optional.
   std::function<void(const Lease&)> on_lost;
+  // Called when a watchdog renewed the lease (its `deadline` is the new one), so a runner can
+  // record what the holder now believes; optional.
+  std::function<void(const Lease&)> on_renewed;
 
   void mark_lost(std::string reason) {
     lost = true;
     lost_reason = std::move(reason);
     if (on_lost) on_lost(*this);
+  }
+  void mark_renewed() {
+    if (on_renewed) on_renewed(*this);
   }
 };
 

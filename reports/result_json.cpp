@@ -2,6 +2,13 @@
 
 namespace redlock_sim {
 
+namespace {
+// A duration in whole ms, or null when there was none.
+nlohmann::json optional_ms(const std::optional<Duration>& d) {
+  return d ? nlohmann::json(d->ms_floor()) : nlohmann::json(nullptr);
+}
+}  // namespace
+
 nlohmann::json result_json(const ScenarioResult& result) {
   using nlohmann::json;
   json violations = json::array();
@@ -21,19 +28,23 @@ nlohmann::json result_json(const ScenarioResult& result) {
     }
     violations.push_back(std::move(entry));
   }
-  return json{{"scenario", result.scenario},
-              {"seed", result.seed},
-              {"verdicts",
-               {{"mutual_exclusion", verdict_name(result.mutual_exclusion)},
-                {"resource_safety", verdict_name(result.resource_safety)},
-                {"liveness", verdict_name(result.liveness)}}},
-              {"violations", violations},
-              {"expectations_met", result.expectations_met},
-              {"trace_digest", result.trace_digest},
-              {"stats",
-               {{"events", result.stats.events},
-                {"simulated_ms", result.stats.simulated_ms},
-                {"grants", result.stats.grants}}}};
+  return json{
+      {"scenario", result.scenario},
+      {"seed", result.seed},
+      {"verdicts",
+       {{"mutual_exclusion", verdict_name(result.mutual_exclusion)},
+        {"resource_safety", verdict_name(result.resource_safety)},
+        {"liveness", verdict_name(result.liveness)}}},
+      {"violations", violations},
+      {"expectations_met", result.expectations_met},
+      {"trace_digest", result.trace_digest},
+      {"stats",
+       {{"events", result.stats.events},
+        {"simulated_ms", result.stats.simulated_ms},
+        {"grants", result.stats.grants},
+        {"longest_time_to_acquire_ms", optional_ms(result.liveness_detail.longest_time_to_acquire)},
+        {"longest_unavailability_ms",
+         optional_ms(result.liveness_detail.longest_unavailability)}}}};
 }
 
 std::string result_json_text(const ScenarioResult& result) {

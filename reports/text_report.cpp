@@ -104,6 +104,12 @@ std::string summary_text(const ScenarioResult& result, const std::string& descri
                     static_cast<unsigned long long>(op.grant_id), op.rejection.c_str());
     }
   }
+  if (result.liveness_detail.longest_time_to_acquire) {
+    out +=
+        format("\nLongest time to acquire: %lld ms",
+               static_cast<long long>(result.liveness_detail.longest_time_to_acquire->ms_floor()));
+    if (!result.liveness_detail.longest_unavailability) out += "\n";
+  }
   if (result.liveness_detail.longest_unavailability) {
     out +=
         format("\nLongest wait with the lock wanted and held by nobody: %lld ms\n",

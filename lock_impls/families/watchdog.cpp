@@ -48,6 +48,7 @@ Task<void> WatchdogClient::run_watchdog(std::shared_ptr<Lease> lease) {
     if (lease->released) co_return;
     if (result.extended) {
       note("watchdog: renewed");
+      lease->mark_renewed();
       continue;
     }
     const bool stop = result.lock_gone ? options_.stops_when_gone : options_.stops_on_error;

@@ -216,7 +216,8 @@ LivenessResult check_liveness(const History& history, const std::vector<HoldInte
       if (!result.longest_time_to_acquire || took > *result.longest_time_to_acquire) {
         result.longest_time_to_acquire = took;
       }
-    } else if (call.ended && !overlaps_any(held[call.lock], call.started, end)) {
+    } else if (call.ended && !call.interrupted &&
+               !overlaps_any(held[call.lock], call.started, end)) {
       result.violations.push_back(
           Violation{.checker = "liveness",
                     .kind = "livelock",

@@ -29,4 +29,13 @@ void History::end_grants_of(ProcessId client, Instant at, const std::string& rea
   }
 }
 
+void History::interrupt_acquires_of(ProcessId client, Instant at) {
+  for (AcquireCall& call : acquires_) {
+    if (call.client == client && !call.ended) {
+      call.ended = at;
+      call.interrupted = true;
+    }
+  }
+}
+
 }  // namespace redlock_sim

@@ -38,8 +38,9 @@ struct AcquireCall {
   ProcessId client = 0;
   std::string lock;
   Instant started;
-  std::optional<Instant> ended;  // absent if the run ended (or the client died) inside the call
+  std::optional<Instant> ended;  // absent if the run ended inside the call
   bool succeeded = false;
+  bool interrupted = false;  // the client died inside the call (`ended` is the crash)
   uint64_t grant_id = 0;
 };
 
@@ -77,6 +78,8 @@ class History {
 
   // Ends every open grant of `client` (a crash): a dead process believes nothing.
   void end_grants_of(ProcessId client, Instant at, const std::string& reason);
+  // A client that dies inside acquire stops wanting the lock then; it did not give up.
+  void interrupt_acquires_of(ProcessId client, Instant at);
 
  private:
   std::vector<GrantRecord> grants_;

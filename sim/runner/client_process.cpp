@@ -37,6 +37,7 @@ void ClientProcess::start() {
 void ClientProcess::on_crash() {
   // A dead process believes nothing: its grants end now, and its coroutines are destroyed.
   services_.history->end_grants_of(id(), simulator().now(), "crashed");
+  services_.history->interrupt_acquires_of(id(), simulator().now());
   lease_.reset();
   grant_id_ = 0;
   TaskProcess::on_crash();
@@ -114,6 +115,10 @@ Task<bool> ClientProcess::do_acquire() {
     }
     tell("lost", "learns the lock is lost (" + lease.lost_reason + ")");
   };
+  // A watchdog's renewal moves what the holder believes, as an extend step does.
+  lease_->on_renewed = [this, grant_id](const Lease& lease) {
+    services_.history->grant(grant_id).deadlines.push_back({simulator().now(), lease.deadline.at});
+  };
   std::string text = "granted '" + spec_.lock + "' (grant " + std::to_string(grant_id_) + ")";
   if (lease_->deadline.bounded()) {
     const Instant local = lease_->deadline.clock == ClockKind::wall ? wall_now() : monotonic_now();
@@ -136,6 +141,10 @@ Task<void> ClientProcess::do_release() {
     grant.end_reason = "released";
   }
   std::shared_ptr<Lease> lease = std::move(lease_);
+  // Reads and writes after this are outside any critical section: not charged to this grant,
+  // and no fencing token is sent with them.
+  grant_id_ = 0;
+  fencing_token_.reset();
   ReleaseResult result = co_await lock_->release(lease);
   tell("release", result.released ? "released (" + std::to_string(result.nodes) + " node(s))"
                                   : "release failed: " + result.failure);
