@@ -1,0 +1,56 @@
+// The JSON result's contract (DESIGN.md section 7), over every scenario file: `scenario`,
+// `seed`, `verdicts` (three checkers, each holds / violated / not_checked), `violations` (each
+// with its true-time interval in ms), `expectations_met`, `trace_digest` (hex) and `stats`.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+
+#include "reports/result_json.hpp"
+#include "scenarios/parser.hpp"
+#include "sim/runner/runner.hpp"
+#include "tests/support/lock_factory.hpp"
+
+namespace redlock_sim {
+namespace {
+
+TEST(ResultJson, EveryScenarioKeepsTheContract) {
+  const std::regex hex("[0-9a-f]{16}");
+  std::size_t files = 0;
+  std::size_t violations = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(REDLOCK_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".json") continue;
+    ++files;
+    SCOPED_TRACE(entry.path().filename().string());
+    const Scenario scenario = parse_scenario_file(entry.path().string());
+    const nlohmann::json r = nlohmann::json::parse(
+        result_json_text(run_scenario(scenario, testing::registry_factory())));
+    EXPECT_EQ(r.at("scenario"), scenario.name);
+    EXPECT_TRUE(r.at("seed").is_number_unsigned());
+    for (const char* checker : {"mutual_exclusion", "resource_safety", "liveness"}) {
+      const std::string verdict = r.at("verdicts").at(checker);
+      EXPECT_TRUE(verdict == "holds" || verdict == "violated" || verdict == "not_checked")
+          << verdict;
+    }
+    EXPECT_TRUE(r.at("expectations_met").is_boolean());
+    EXPECT_TRUE(std::regex_match(r.at("trace_digest").get<std::string>(), hex));
+    for (const char* stat : {"events", "simulated_ms", "grants"})
+      EXPECT_TRUE(r.at("stats").at(stat).is_number_integer()) << stat;
+    for (const nlohmann::json& v : r.at("violations")) {
+      ++violations;
+      for (const char* field : {"checker", "kind", "clients", "grants", "description"})
+        EXPECT_TRUE(v.contains(field)) << field;
+      EXPECT_LE(v.at("start_ms").get<int64_t>(), v.at("end_ms").get<int64_t>());
+      EXPECT_EQ(v.at("length_ms").get<int64_t>(),
+                v.at("end_ms").get<int64_t>() - v.at("start_ms").get<int64_t>());
+    }
+  }
+  EXPECT_GT(files, 70u);
+  EXPECT_GT(violations, 50u);
+}
+
+}  // namespace
+}  // namespace redlock_sim
