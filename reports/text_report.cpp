@@ -53,9 +53,20 @@ std::string violation_story(const ScenarioResult& result, const Violation& v) {
   return out;
 }
 
-std::string hold_summary(const ScenarioResult& result, uint64_t grant_id) {
+// The grant's hold interval that meets the violation (a resurrected grant has several; the
+// first one may have ended long before), else its first.
+std::string hold_summary(const ScenarioResult& result, uint64_t grant_id, const Violation& v) {
+  const HoldInterval* chosen = nullptr;
   for (const HoldInterval& h : result.holds) {
     if (h.grant_id != grant_id) continue;
+    if (chosen == nullptr) chosen = &h;
+    if (h.start < v.end && v.start < h.end) {
+      chosen = &h;
+      break;
+    }
+  }
+  if (chosen != nullptr) {
+    const HoldInterval& h = *chosen;
     const bool open = h.end == Instant::max();
     return format("%s held it from %lld ms to %s", name_of(result, h.client).c_str(),
                   static_cast<long long>(h.start.ms_floor()),
@@ -79,8 +90,8 @@ std::string summary_text(const ScenarioResult& result, const std::string& descri
     out += "\nWhat happened (" + v.checker + ", " + v.kind + "):\n";
     out += violation_story(result, v);
     if (v.kind == "overlap" && v.grants.size() == 2) {
-      out += "  => " + hold_summary(result, v.grants[0]) + ";\n     " +
-             hold_summary(result, v.grants[1]) + ":\n     both believed they held it during [" +
+      out += "  => " + hold_summary(result, v.grants[0], v) + ";\n     " +
+             hold_summary(result, v.grants[1], v) + ":\n     both believed they held it during [" +
              std::to_string(v.start.ms_floor()) + ", " + std::to_string(v.end.ms_floor()) +
              ") ms, " + std::to_string((v.end - v.start).ms_floor()) + " ms.\n";
     } else {

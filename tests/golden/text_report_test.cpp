@@ -1,0 +1,39 @@
+// The terminal story of a violation: the hold intervals it quotes are the ones that overlap.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "reports/text_report.hpp"
+#include "scenarios/parser.hpp"
+#include "sim/runner/runner.hpp"
+#include "tests/support/lock_factory.hpp"
+
+namespace redlock_sim {
+namespace {
+
+std::string summary_of(const std::string& name) {
+  const Scenario scenario =
+      parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/" + name + ".json");
+  return summary_text(run_scenario(scenario, testing::registry_factory()), scenario.description,
+                      "redlock-sim run " + name);
+}
+
+// S21b: A's grant lapses at 9898 ms and is resurrected by its unconditional extension at
+// 12002 ms; the overlap with B is that second piece, and the story must quote it (it quoted the
+// first, which ends before the overlap begins).
+TEST(TextReport, OverlapQuotesTheHoldPiecesThatOverlap) {
+  const std::string text = summary_of("extend-after-lapse-unconditional-set");
+  EXPECT_NE(text.find("A held it from 12002 ms to 21898 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("both believed they held it during [12002, 19998) ms"), std::string::npos)
+      << text;
+}
+
+// The partitions that explain S01 are in its story.
+TEST(TextReport, StoryNamesThePartitions) {
+  const std::string text = summary_of("kleppmann-clock-jump");
+  EXPECT_NE(text.find("A     is cut off from N4, N5"), std::string::npos) << text;
+  EXPECT_NE(text.find("B     is cut off from N1, N2"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace redlock_sim
