@@ -13,8 +13,10 @@ std::size_t History::begin_acquire(ProcessId client, const std::string& lock, In
   return acquires_.size() - 1;
 }
 
-void History::end_acquire(std::size_t call, Instant at, bool succeeded, uint64_t grant_id) {
+void History::end_acquire(std::size_t call, Instant at, bool succeeded, uint64_t grant_id,
+                          uint32_t attempts) {
   AcquireCall& record = acquires_.at(call);
+  record.attempts = attempts;
   record.ended = at;
   record.succeeded = succeeded;
   record.grant_id = grant_id;

@@ -41,6 +41,7 @@ struct AcquireCall {
   std::optional<Instant> ended;  // absent if the run ended inside the call
   bool succeeded = false;
   bool interrupted = false;  // the client died inside the call (`ended` is the crash)
+  uint32_t attempts = 0;     // tries the lock made in the call (0: unknown)
   uint64_t grant_id = 0;
 };
 
@@ -66,7 +67,8 @@ class History {
   const std::vector<GrantRecord>& grants() const { return grants_; }
 
   std::size_t begin_acquire(ProcessId client, const std::string& lock, Instant at);
-  void end_acquire(std::size_t call, Instant at, bool succeeded, uint64_t grant_id);
+  void end_acquire(std::size_t call, Instant at, bool succeeded, uint64_t grant_id,
+                   uint32_t attempts = 0);
   const std::vector<AcquireCall>& acquires() const { return acquires_; }
 
   void add_write_ack(WriteAck ack) { write_acks_.push_back(ack); }

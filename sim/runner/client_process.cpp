@@ -84,7 +84,7 @@ Task<bool> ClientProcess::do_acquire() {
   Grant grant = co_await lock_->acquire(spec_.lock);
   const Instant now = simulator().now();
   if (!grant.acquired) {
-    history.end_acquire(call, now, false, 0);
+    history.end_acquire(call, now, false, 0, grant.attempts);
     tell("acquire", "failed to acquire '" + spec_.lock + "' after " +
                         std::to_string(grant.attempts) + " attempt(s): " + grant.failure);
     co_return false;
@@ -104,7 +104,7 @@ Task<bool> ClientProcess::do_acquire() {
                      .clock = lease_->deadline.clock,
                      .deadlines = {{now, lease_->deadline.at}}};
   grant_id_ = history.add_grant(std::move(record));
-  history.end_acquire(call, now, true, grant_id_);
+  history.end_acquire(call, now, true, grant_id_, grant.attempts);
   recorded_deadline_ = lease_->deadline;
   const uint64_t grant_id = grant_id_;
   lease_->on_lost = [this, grant_id](const Lease& lease) {
