@@ -39,6 +39,7 @@ void ClientProcess::on_crash() {
   services_.history->end_grants_of(id(), simulator().now(), "crashed");
   services_.history->interrupt_acquires_of(id(), simulator().now());
   lease_.reset();
+  outer_.clear();
   grant_id_ = 0;
   TaskProcess::on_crash();
 }
@@ -79,16 +80,23 @@ bool ClientProcess::validity_passed() {
 
 Task<bool> ClientProcess::do_acquire() {
   History& history = *services_.history;
+  // A grant already held stays current if this (re-entrant) acquisition fails.
+  const Held before{.lease = lease_,
+                    .grant_id = grant_id_,
+                    .fencing_token = fencing_token_,
+                    .recorded_deadline = recorded_deadline_};
   grant_id_ = 0;  // lines until the grant belong to no grant
   const std::size_t call = history.begin_acquire(id(), spec_.lock, simulator().now());
   Grant grant = co_await lock_->acquire(spec_.lock);
   const Instant now = simulator().now();
   if (!grant.acquired) {
+    grant_id_ = before.grant_id;
     history.end_acquire(call, now, false, 0, grant.attempts);
     tell("acquire", "failed to acquire '" + spec_.lock + "' after " +
                         std::to_string(grant.attempts) + " attempt(s): " + grant.failure);
     co_return false;
   }
+  if (before.lease) outer_.push_back(before);
   lease_ = grant.lease;
   fencing_token_.reset();
   if (services_.resource.token_source == FencingTokenSource::oracle) {
@@ -145,6 +153,13 @@ Task<void> ClientProcess::do_release() {
   // and no fencing token is sent with them.
   grant_id_ = 0;
   fencing_token_.reset();
+  if (!outer_.empty()) {  // the grant this one re-entered is current again
+    lease_ = outer_.back().lease;
+    grant_id_ = outer_.back().grant_id;
+    fencing_token_ = outer_.back().fencing_token;
+    recorded_deadline_ = outer_.back().recorded_deadline;
+    outer_.pop_back();
+  }
   ReleaseResult result = co_await lock_->release(lease);
   tell("release", result.released ? "released (" + std::to_string(result.nodes) + " node(s))"
                                   : "release failed: " + result.failure);

@@ -62,6 +62,15 @@ class ClientProcess : public TaskProcess {
   uint64_t grant_id_ = 0;
   std::optional<int64_t> fencing_token_;
   Deadline recorded_deadline_;
+  // Re-entrant acquisitions: the grants held under the current one, innermost last. A release
+  // gives back the current grant and makes the one under it current again.
+  struct Held {
+    std::shared_ptr<Lease> lease;
+    uint64_t grant_id = 0;
+    std::optional<int64_t> fencing_token;
+    Deadline recorded_deadline;
+  };
+  std::vector<Held> outer_;
   int64_t last_read_ = 0;
   bool started_ = false;  // scripted steps run once, even if the process restarts
 };

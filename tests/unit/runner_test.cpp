@@ -52,6 +52,19 @@ TEST(Runner, CrashEndsKeyLifetimes) {
   EXPECT_TRUE(crashed);
 }
 
+// Re-entrant acquisitions: each release gives back the innermost grant, and the outer one
+// is current again (its release is not dropped), so B gets the lock.
+TEST(Runner, ReentrantReleasesGiveBackEachGrant) {
+  const ScenarioResult result = run_file("reentrant-releases-give-back-each-grant");
+  EXPECT_TRUE(result.expectations_met);
+  ASSERT_EQ(result.holds.size(), 3u);
+  EXPECT_EQ(result.holds[0].start, Instant::from_ms(2));
+  EXPECT_EQ(result.holds[0].end, Instant::from_ms(300));
+  EXPECT_EQ(result.holds[1].start, Instant::from_ms(102));
+  EXPECT_EQ(result.holds[1].end, Instant::from_ms(200));
+  EXPECT_EQ(result.holds[2].start, Instant::from_ms(1002));  // B
+}
+
 // Two runs of the same scenario in one process give the same digest and the same story.
 TEST(Runner, SameScenarioSameResult) {
   const ScenarioResult a = run_file("gc-pause-after-acquire-fenced");
