@@ -40,16 +40,6 @@ struct Progress {
   std::atomic<uint64_t> lv{0};
 };
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 std::string checker_name(const std::string& shorthand) {
   if (shorthand == "mx" || shorthand == "mutual_exclusion") return "mutual_exclusion";
   if (shorthand == "rs" || shorthand == "resource_safety") return "resource_safety";
@@ -146,7 +136,7 @@ Explored run_seeds(const Scenario& base, const ExploreConfig& config, uint64_t s
 // The comma-separated names in `flag`, each once, in the order first given.
 std::vector<std::string> unique_names(const std::string& flag) {
   std::vector<std::string> out;
-  for (const std::string& name : split(flag)) {
+  for (const std::string& name : split_list(flag)) {
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   }
   return out;

@@ -27,16 +27,6 @@ namespace {
 
 namespace po = boost::program_options;
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 bool accepts(const LockEntry& entry, const std::string& key) {
   for (const LockOverride& o : entry.overrides) {
     if (o.key == key) return true;
@@ -214,7 +204,7 @@ std::optional<int> choose(const std::string& flag, const std::string& what,
                           std::vector<const T*>& items) {
   if (flag.empty()) return std::nullopt;
   std::vector<const T*> chosen;
-  for (const std::string& name : split(flag)) {
+  for (const std::string& name : split_list(flag)) {
     const auto at = std::find(names.begin(), names.end(), name);
     if (at == names.end()) {
       return bad_input("matrix: unknown " + what + " '" + name + "'" +

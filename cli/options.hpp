@@ -61,6 +61,18 @@ inline std::string name_hint(const std::string& given, const std::vector<std::st
   return " (" + listed_by + " lists them)";
 }
 
+// The non-empty items of a comma-separated flag value.
+inline std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t from = 0;
+  while (from <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', from), text.size());
+    if (comma > from) out.push_back(text.substr(from, comma - from));
+    from = comma + 1;
+  }
+  return out;
+}
+
 // Long flags must be spelled out: Boost would otherwise read `--js` as `--json`.
 inline int command_line_style() {
   namespace style = boost::program_options::command_line_style;

@@ -112,6 +112,24 @@ inline int64_t us_of(Instant t) {
   return t.ns() / 1'000;
 }
 
+// SVG attribute fragments, each with its leading space: a text attribute, a coordinate, and
+// the true-time interval (microseconds) an element stands for.
+inline std::string attr(const char* name, const std::string& value) {
+  return std::string(" ") + name + "=\"" + escape(value) + "\"";
+}
+inline std::string num(const char* name, double value) {
+  return std::string(" ") + name + "=\"" + coordinate(value) + "\"";
+}
+inline std::string times(int64_t a_us, int64_t b_us) {
+  return " data-a=\"" + std::to_string(a_us) + "\" data-b=\"" + std::to_string(b_us) + "\"";
+}
+inline std::string time_at(int64_t a_us) {
+  return " data-a=\"" + std::to_string(a_us) + "\"";
+}
+inline const std::string& name_of(const Model& model, ProcessId id) {
+  return model.result->processes.at(id).name;
+}
+
 // The nice tick step (1, 2 or 5 times a power of ten, in microseconds) for a window; the
 // script computes the same one when zooming.
 int64_t tick_step_us(int64_t span_us);

@@ -10,23 +10,6 @@
 namespace redlock_sim::html {
 namespace {
 
-std::string attr(const char* name, const std::string& value) {
-  return std::string(" ") + name + "=\"" + escape(value) + "\"";
-}
-std::string num(const char* name, double value) {
-  return std::string(" ") + name + "=\"" + coordinate(value) + "\"";
-}
-std::string times(int64_t a_us, int64_t b_us) {
-  return " data-a=\"" + std::to_string(a_us) + "\" data-b=\"" + std::to_string(b_us) + "\"";
-}
-std::string time_at(int64_t a_us) {
-  return " data-a=\"" + std::to_string(a_us) + "\"";
-}
-
-const std::string& name_of(const Model& model, ProcessId id) {
-  return model.result->processes.at(id).name;
-}
-
 std::string colour(const Model& model, ProcessId client) {
   const int index = model.lane_of.size() > client ? model.colour_of(client) : -1;
   return index < 0 ? "#777777" : palette[index];

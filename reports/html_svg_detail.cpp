@@ -7,20 +7,6 @@
 namespace redlock_sim::html {
 namespace {
 
-std::string attr(const char* name, const std::string& value) {
-  return std::string(" ") + name + "=\"" + escape(value) + "\"";
-}
-std::string num(const char* name, double value) {
-  return std::string(" ") + name + "=\"" + coordinate(value) + "\"";
-}
-std::string times(int64_t a_us, int64_t b_us) {
-  return " data-a=\"" + std::to_string(a_us) + "\" data-b=\"" + std::to_string(b_us) + "\"";
-}
-
-const std::string& name_of(const Model& model, ProcessId id) {
-  return model.result->processes.at(id).name;
-}
-
 constexpr std::size_t violations_drawn_max = 50;
 
 // The overlap (or any interval violation) as a band across the whole chart, outlined on the

@@ -2,6 +2,7 @@
 // request helpers that send them (EVALSHA with the EVAL fallback every library implements).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -75,6 +76,11 @@ struct Call {
 Call make_call(const Script& script, std::string key, std::vector<std::string> args);
 Call plain_call(Command command);
 Task<Outcome> send_call(Port& port, NodeId node, const Call& call, Duration timeout, bool by_sha);
+
+// Attempts from a retry count: retries + 1, or `cap` for -1 ("retry for ever"), never above `cap`.
+inline uint32_t tries_for(int32_t retry_count, uint32_t cap) {
+  return retry_count < 0 ? cap : std::min<uint32_t>(cap, static_cast<uint32_t>(retry_count) + 1);
+}
 
 enum class FanOut : uint8_t { parallel, sequential };
 

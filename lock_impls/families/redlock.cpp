@@ -48,10 +48,7 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
   latest_value_ = value;
   const Instant first_start = read_clock();
   const Duration drift = drift_for(options_.ttl, options_.drift);
-  const uint32_t tries = options_.retry_count < 0
-                             ? options_.attempts_cap
-                             : std::min<uint32_t>(options_.attempts_cap,
-                                                  static_cast<uint32_t>(options_.retry_count) + 1);
+  const uint32_t tries = tries_for(options_.retry_count, options_.attempts_cap);
   for (uint32_t attempt = 1; attempt <= tries; ++attempt) {
     grant.attempts = attempt;
     if (options_.token_per_attempt && attempt > 1) {

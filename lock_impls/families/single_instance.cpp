@@ -60,10 +60,7 @@ Task<Grant> SingleInstanceClient::acquire(std::string name) {
   Grant grant;
   const std::string resource = options_.key_prefix + name;
   const std::string value = make_token(port(), options_.token_format, options_.token_size);
-  const uint32_t tries = options_.retry_count < 0
-                             ? options_.attempts_cap
-                             : std::min<uint32_t>(options_.attempts_cap,
-                                                  static_cast<uint32_t>(options_.retry_count) + 1);
+  const uint32_t tries = tries_for(options_.retry_count, options_.attempts_cap);
   for (uint32_t attempt = 1; attempt <= tries; ++attempt) {
     grant.attempts = attempt;
     const Instant t1 = now_on(options_.clock);

@@ -6,6 +6,7 @@
 // under test never reads a clock, sleeps or does I/O by any other route.
 #pragma once
 
+#include <algorithm>
 #include <coroutine>
 #include <cstdint>
 #include <span>
@@ -44,6 +45,17 @@ struct FanOutOptions {
   uint32_t quorum = 0;
   SuccessPredicate success = &default_success;
 };
+
+// Whether a fan-out of `total` requests may resume, given how many are still out and how many
+// succeeded or failed so far. Both ports (simulated and real) decide with this.
+inline bool fan_out_satisfied(const FanOutOptions& options, uint32_t total, uint32_t outstanding,
+                              uint32_t successes, uint32_t failures) {
+  if (outstanding == 0) return true;
+  if (options.mode == FanOutMode::wait_for_all) return false;
+  if (successes >= options.quorum) return true;
+  if (options.mode == FanOutMode::return_at_quorum_success) return false;
+  return failures > total - std::min(total, options.quorum);
+}
 
 class Port {
  public:

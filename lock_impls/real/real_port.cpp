@@ -209,12 +209,8 @@ void RealPort::post(Completion completion) {
 }
 
 bool RealPort::satisfied(const Group& group) const {
-  if (group.outstanding == 0) return true;
-  if (group.options.mode == FanOutMode::wait_for_all) return false;
-  if (group.successes >= group.options.quorum) return true;
-  if (group.options.mode == FanOutMode::return_at_quorum_success) return false;
-  const auto total = static_cast<uint32_t>(group.results.size());
-  return group.failures > total - std::min(total, group.options.quorum);
+  return fan_out_satisfied(group.options, static_cast<uint32_t>(group.results.size()),
+                           group.outstanding, group.successes, group.failures);
 }
 
 void RealPort::complete(uint64_t request, Outcome outcome) {

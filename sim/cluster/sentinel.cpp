@@ -10,9 +10,6 @@ using redis_text::equals_ignore_case;
 using redis_text::parse_int64;
 
 namespace {
-constexpr uint64_t tick_tag = 1;
-constexpr uint64_t sdown_tag = 2;
-constexpr uint64_t failover_start_tag = 3;
 constexpr Duration tick_period = Duration::from_ms(1000);
 constexpr Duration pending_max = Duration::from_ms(5000);
 constexpr Duration desync_step = Duration::from_ms(100);

@@ -74,6 +74,12 @@ class SentinelProcess : public Process {
   void on_restart() override;
 
  private:
+  // Timer tags, shared by sentinel.cpp (which arms them) and sentinel_failover.cpp (which
+  // dispatches them).
+  static constexpr uint64_t tick_tag = 1;
+  static constexpr uint64_t sdown_tag = 2;
+  static constexpr uint64_t failover_start_tag = 3;
+  static constexpr uint64_t promote_tag = 4;
   struct NodeView {
     Instant last_valid_reply;  // monotonic; the start time until the first reply
     Instant info_time;

@@ -11,10 +11,6 @@ using redis_text::equals_ignore_case;
 using redis_text::parse_int64;
 
 namespace {
-constexpr uint64_t tick_tag = 1;
-constexpr uint64_t sdown_tag = 2;
-constexpr uint64_t failover_start_tag = 3;
-constexpr uint64_t promote_tag = 4;
 constexpr Duration unreachable_after = Duration::from_ms(5000);  // ping period * 5
 constexpr Duration info_validity = Duration::from_ms(3000);      // info period * 3
 constexpr Duration contradiction_grace = Duration::from_ms(4000);

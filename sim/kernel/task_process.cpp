@@ -114,12 +114,8 @@ void TaskProcess::start_fan_out(std::vector<NodeRequest>&& requests, const FanOu
 }
 
 bool TaskProcess::satisfied(const Group& group) const {
-  if (group.outstanding == 0) return true;
-  if (group.options.mode == FanOutMode::wait_for_all) return false;
-  if (group.successes >= group.options.quorum) return true;
-  if (group.options.mode == FanOutMode::return_at_quorum_success) return false;
-  const auto total = static_cast<uint32_t>(group.results.size());
-  return group.failures > total - std::min(total, group.options.quorum);
+  return fan_out_satisfied(group.options, static_cast<uint32_t>(group.results.size()),
+                           group.outstanding, group.successes, group.failures);
 }
 
 void TaskProcess::complete(uint32_t request_slot, Outcome outcome) {
