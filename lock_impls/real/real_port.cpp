@@ -4,7 +4,10 @@
 #include <sys/time.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
+#include <thread>
+#include <utility>
 
 namespace redlock_sim::real {
 
@@ -63,10 +66,10 @@ class RealPort::NodeThread {
     thread_.join();
     if (context_ != nullptr) redisFree(context_);
   }
-  void submit(uint64_t request, Command command) {
+  void submit(uint64_t request, Command command, int64_t deadline_ns) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      jobs_.push_back({request, std::move(command)});
+      jobs_.push_back({request, std::move(command), deadline_ns});
     }
     wake_.notify_one();
   }
@@ -75,6 +78,7 @@ class RealPort::NodeThread {
   struct Job {
     uint64_t request;
     Command command;
+    int64_t deadline_ns;  // monotonic: when the caller stops waiting for the reply
   };
 
   void loop() {
@@ -87,7 +91,7 @@ class RealPort::NodeThread {
         job = std::move(jobs_.front());
         jobs_.pop_front();
       }
-      owner_.post(Completion{job.request, execute(job.command)});
+      owner_.post(Completion{job.request, execute(job.command, job.deadline_ns)});
     }
   }
 
@@ -101,8 +105,16 @@ class RealPort::NodeThread {
     return true;
   }
 
-  Outcome execute(const Command& command) {
+  Outcome execute(const Command& command, int64_t deadline_ns) {
     if (!connect()) return Outcome{.kind = OutcomeKind::refused, .reply = {}};
+    // The connection waits for this reply no longer than its caller does (at least 1 ms): a
+    // request whose reply never comes (dropped by a partition) then frees the connection for
+    // the next one instead of blocking it for the whole socket timeout, as the simulator's
+    // connections never block on a lost message. A late reply is never read as the next one's:
+    // the connection is closed on a timeout and the next request opens a new one.
+    const int64_t remaining_ns =
+        std::clamp<int64_t>(deadline_ns - steady_ns(), 1'000'000, options_.socket_timeout.ns());
+    redisSetTimeout(context_, to_timeval(Duration::from_ns(remaining_ns)));
     std::vector<const char*> argv;
     std::vector<size_t> lengths;
     for (const std::string& arg : command) {
@@ -196,7 +208,8 @@ void RealPort::start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOp
       post(Completion{id, Outcome{.kind = OutcomeKind::refused, .reply = {}}});
       continue;
     }
-    nodes_[request.node]->submit(id, std::move(request.command));
+    nodes_[request.node]->submit(id, std::move(request.command),
+                                 steady_ns() + request.timeout.ns());
   }
 }
 
@@ -234,7 +247,43 @@ void RealPort::complete(uint64_t request, Outcome outcome) {
   if (to_resume) to_resume.resume();
 }
 
+void RealPort::post_input(std::optional<std::string> line) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    inputs_.push_back(std::move(line));
+  }
+  wake_.notify_one();
+}
+
+void RealPort::deliver_inputs(std::deque<std::optional<std::string>>& arrived) {
+  for (auto& line : arrived)
+    ready_inputs_.push_back(std::move(line));
+  arrived.clear();
+  if (input_waiter_ && !ready_inputs_.empty()) std::exchange(input_waiter_, nullptr).resume();
+}
+
+void RealPort::collect_completions() {
+  std::deque<Completion> ready;
+  std::deque<std::optional<std::string>> arrived;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ready.swap(completions_);
+    arrived.swap(inputs_);
+  }
+  for (Completion& c : ready)
+    complete(c.request, std::move(c.outcome));
+  deliver_inputs(arrived);
+}
+
 void RealPort::fire_due_timers() {
+  // A timer far past due means this process was stopped (SIGSTOP, a GC pause): the replies that
+  // arrived meanwhile wait in the node threads' sockets, and a paused process reads them in the
+  // order they came, before it notices the time. Give the node threads a moment to read them,
+  // so a reply that was there in time is not taken for a timeout.
+  if (!timers_.empty() && steady_ns() - timers_.begin()->first > 5'000'000) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    collect_completions();
+  }
   while (!timers_.empty() && timers_.begin()->first <= steady_ns()) {
     const Timer timer = timers_.begin()->second;
     timers_.erase(timers_.begin());
@@ -249,22 +298,19 @@ void RealPort::fire_due_timers() {
 void RealPort::drive(Task<void>& root) {
   root.start();
   while (!root.done()) {
-    std::deque<Completion> ready;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      if (completions_.empty()) {
+      const auto anything = [this] { return !completions_.empty() || !inputs_.empty(); };
+      if (!anything()) {
         if (timers_.empty()) {
-          wake_.wait(lock, [this] { return !completions_.empty(); });
+          wake_.wait(lock, anything);
         } else {
           const int64_t wait_ns = std::max<int64_t>(0, timers_.begin()->first - steady_ns());
-          wake_.wait_for(lock, std::chrono::nanoseconds(wait_ns),
-                         [this] { return !completions_.empty(); });
+          wake_.wait_for(lock, std::chrono::nanoseconds(wait_ns), anything);
         }
       }
-      ready.swap(completions_);
     }
-    for (Completion& c : ready)
-      complete(c.request, std::move(c.outcome));
+    collect_completions();
     fire_due_timers();
     sweep_spawned();
   }

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -65,6 +66,26 @@ class RealPort : public Port {
   }
   void run(Task<void> task) { drive(task); }
 
+  // Lines from outside the coroutines (a reader thread of standard input, say): post_input may
+  // be called from any thread; nullopt means the input ended. A coroutine awaits the next one
+  // with `co_await port.next_input()`; only one coroutine may wait at a time.
+  void post_input(std::optional<std::string> line);
+  class InputAwaitable {
+   public:
+    explicit InputAwaitable(RealPort* port) : port_(port) {}
+    bool await_ready() const noexcept { return !port_->ready_inputs_.empty(); }
+    void await_suspend(std::coroutine_handle<> waiter) { port_->input_waiter_ = waiter; }
+    std::optional<std::string> await_resume() {
+      std::optional<std::string> line = std::move(port_->ready_inputs_.front());
+      port_->ready_inputs_.pop_front();
+      return line;
+    }
+
+   private:
+    RealPort* port_;
+  };
+  InputAwaitable next_input() { return InputAwaitable(this); }
+
  protected:
   void start_sleep(Duration duration, std::coroutine_handle<> waiter) override;
   void start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOptions& options,
@@ -96,6 +117,8 @@ class RealPort : public Port {
   };
 
   void drive(Task<void>& root);
+  void deliver_inputs(std::deque<std::optional<std::string>>& arrived);
+  void collect_completions();
   void post(Completion completion);  // from node threads
   void complete(uint64_t request, Outcome outcome);
   bool satisfied(const Group& group) const;
@@ -114,11 +137,14 @@ class RealPort : public Port {
   uint64_t next_request_ = 1;
   uint64_t next_group_ = 1;
   std::vector<Task<void>> spawned_;
+  std::deque<std::optional<std::string>> ready_inputs_;
+  std::coroutine_handle<> input_waiter_;
 
   // Completions posted by node threads.
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Completion> completions_;
+  std::deque<std::optional<std::string>> inputs_;
 };
 
 }  // namespace redlock_sim::real

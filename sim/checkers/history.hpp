@@ -70,6 +70,8 @@ class History {
   void end_acquire(std::size_t call, Instant at, bool succeeded, uint64_t grant_id,
                    uint32_t attempts = 0);
   const std::vector<AcquireCall>& acquires() const { return acquires_; }
+  // Real-process mode learns when a client really began a call only from the call's result.
+  void set_acquire_start(std::size_t call, Instant at) { acquires_.at(call).started = at; }
 
   void add_write_ack(WriteAck ack) { write_acks_.push_back(ack); }
   const std::vector<WriteAck>& write_acks() const { return write_acks_; }

@@ -62,28 +62,31 @@ uint64_t take_grant_id(Command& argv) {
 
 ResourceProcess::ResourceProcess(Simulator& simulator, ProcessId id, std::string name,
                                  Options options)
-    : ServerProcess(simulator, id, std::move(name)), options_(options) {}
+    : ServerProcess(simulator, id, std::move(name)), store_(options) {}
 
-int64_t ResourceProcess::value(const std::string& resource) const {
+Reply ResourceProcess::handle(const Message& request) {
+  return store_.apply(request.command, request.from, simulator().now());
+}
+
+int64_t RegisterStore::value(const std::string& resource) const {
   auto it = registers_.find(resource);
   return it == registers_.end() ? 0 : it->second.value;
 }
 
-uint64_t ResourceProcess::rejected_count() const {
+uint64_t RegisterStore::rejected_count() const {
   uint64_t count = 0;
   for (const ResourceOp& op : log_)
     count += op.accepted ? 0 : 1;
   return count;
 }
 
-bool ResourceProcess::token_is_stale(const Register& reg, int64_t token) const {
+bool RegisterStore::token_is_stale(const Register& reg, int64_t token) const {
   if (!reg.highest_token) return false;
   return options_.reject_equal_token ? token <= *reg.highest_token : token < *reg.highest_token;
 }
 
-Reply ResourceProcess::handle(const Message& request) {
-  Command argv = request.command;
-  ResourceOp op{.applied_at = simulator().now(), .client = request.from};
+Reply RegisterStore::apply(Command argv, ProcessId client, Instant now) {
+  ResourceOp op{.applied_at = now, .client = client};
   op.grant_id = take_grant_id(argv);
   if (argv.size() < 2) return Reply::error("ERR resource: bad request");
   const std::string& verb = argv[0];
@@ -147,10 +150,9 @@ Reply ResourceProcess::handle(const Message& request) {
 
 CounterService::CounterService(Simulator& simulator, ProcessId id, std::string name,
                                int64_t start_value)
-    : ServerProcess(simulator, id, std::move(name)), start_value_(start_value) {}
+    : ServerProcess(simulator, id, std::move(name)), store_(start_value) {}
 
-Reply CounterService::handle(const Message& request) {
-  const Command& argv = request.command;
+Reply CounterStore::apply(const Command& argv) {
   if (argv.size() == 2 && (argv[0] == "INCR" || argv[0] == "incr")) {
     auto [it, inserted] = counters_.try_emplace(argv[1], start_value_);
     return Reply::integer_reply(++it->second);

@@ -45,7 +45,10 @@ struct ResourceOp {
   std::string rejection;  // why it was refused
 };
 
-class ResourceProcess : public ServerProcess {
+// The registers themselves, without a network: the simulated resource process and the real-mode
+// register service (real/) both apply requests through this one store, so fencing is judged by
+// the same code in both worlds.
+class RegisterStore {
  public:
   struct Options {
     FencingMode fencing = FencingMode::none;
@@ -53,15 +56,14 @@ class ResourceProcess : public ServerProcess {
     // write; off by default, as in the catalogue).
     bool reject_equal_token = false;
   };
-  ResourceProcess(Simulator& simulator, ProcessId id, std::string name, Options options);
+  explicit RegisterStore(Options options) : options_(options) {}
 
+  // Applies one request from `client` at true time `now` and logs it.
+  Reply apply(Command argv, ProcessId client, Instant now);
   const std::vector<ResourceOp>& log() const { return log_; }
   int64_t value(const std::string& resource) const;
   FencingMode fencing() const { return options_.fencing; }
   uint64_t rejected_count() const;
-
- protected:
-  Reply handle(const Message& request) override;
 
  private:
   struct Register {
@@ -75,6 +77,34 @@ class ResourceProcess : public ServerProcess {
   std::vector<ResourceOp> log_;
 };
 
+class ResourceProcess : public ServerProcess {
+ public:
+  using Options = RegisterStore::Options;
+  ResourceProcess(Simulator& simulator, ProcessId id, std::string name, Options options);
+
+  const std::vector<ResourceOp>& log() const { return store_.log(); }
+  int64_t value(const std::string& resource) const { return store_.value(resource); }
+  FencingMode fencing() const { return store_.fencing(); }
+  uint64_t rejected_count() const { return store_.rejected_count(); }
+
+ protected:
+  Reply handle(const Message& request) override;
+
+ private:
+  RegisterStore store_;
+};
+
+// The counter's answers without a network (simulated counter process and real-mode service).
+class CounterStore {
+ public:
+  explicit CounterStore(int64_t start_value = 0) : start_value_(start_value) {}
+  Reply apply(const Command& argv);
+
+ private:
+  int64_t start_value_;
+  std::map<std::string, int64_t> counters_;
+};
+
 // The external linearizable counter (what ZooKeeper's zxid or etcd's revision would give): a
 // single process answering `INCR name` with strictly increasing integers, and `GET name`.
 class CounterService : public ServerProcess {
@@ -82,11 +112,10 @@ class CounterService : public ServerProcess {
   CounterService(Simulator& simulator, ProcessId id, std::string name, int64_t start_value = 0);
 
  protected:
-  Reply handle(const Message& request) override;
+  Reply handle(const Message& request) override { return store_.apply(request.command); }
 
  private:
-  int64_t start_value_;
-  std::map<std::string, int64_t> counters_;
+  CounterStore store_;
 };
 
 }  // namespace redlock_sim

@@ -417,28 +417,10 @@ ScenarioResult World::result(const RunResult& run) const {
   const ClockReach reach = [&sim](ProcessId client, ClockKind kind, Instant local, Instant from) {
     return sim.process(client).clock().first_true_time_reaching(kind, local, from);
   };
-  result.holds = hold_intervals(history_, reach);
   result.keys = keys_.lifetimes(sim, run.end_time);
-  const MutualExclusionResult mx = check_mutual_exclusion(result.holds);
-  result.mutual_exclusion = mx.verdict;
-  result.violations = mx.violations;
-  if (resource_ != nullptr) {
-    result.resource_log = resource_->log();
-    ResourceSafetyResult rs =
-        check_resource_safety(history_, resource_->log(), scenario_.resource.name,
-                              resource_->value(scenario_.resource.name));
-    result.resource_safety = rs.verdict;
-    result.violations.insert(result.violations.end(), rs.violations.begin(), rs.violations.end());
-    result.resource_detail = std::move(rs);
-  }
-  std::optional<Duration> bound;
-  if (scenario_.expect.unavailability_max_ms) {
-    bound = Duration::from_ms(*scenario_.expect.unavailability_max_ms);
-  }
-  result.liveness_detail = check_liveness(history_, result.holds, run.end_time, bound);
-  result.liveness = result.liveness_detail.verdict;
-  result.violations.insert(result.violations.end(), result.liveness_detail.violations.begin(),
-                           result.liveness_detail.violations.end());
+  if (resource_ != nullptr) result.resource_log = resource_->log();
+  apply_checkers(scenario_, result, reach, run.end_time,
+                 resource_ != nullptr ? resource_->value(scenario_.resource.name) : 0);
 
   result.trace_digest = sim.trace().digest_hex();
   result.trace.assign(sim.trace().records().begin(), sim.trace().records().end());
@@ -454,6 +436,31 @@ ScenarioResult World::result(const RunResult& run) const {
                              .stop = run_stop_name(run.stop),
                              .limit_hit = run.limit_hit()};
   return result;
+}
+
+}  // namespace
+
+void apply_checkers(const Scenario& scenario, ScenarioResult& result, const ClockReach& reach,
+                    Instant run_end, int64_t final_value) {
+  result.holds = hold_intervals(result.history, reach);
+  const MutualExclusionResult mx = check_mutual_exclusion(result.holds);
+  result.mutual_exclusion = mx.verdict;
+  result.violations = mx.violations;
+  if (scenario.resource.enabled) {
+    ResourceSafetyResult rs = check_resource_safety(result.history, result.resource_log,
+                                                    scenario.resource.name, final_value);
+    result.resource_safety = rs.verdict;
+    result.violations.insert(result.violations.end(), rs.violations.begin(), rs.violations.end());
+    result.resource_detail = std::move(rs);
+  }
+  std::optional<Duration> bound;
+  if (scenario.expect.unavailability_max_ms) {
+    bound = Duration::from_ms(*scenario.expect.unavailability_max_ms);
+  }
+  result.liveness_detail = check_liveness(result.history, result.holds, run_end, bound);
+  result.liveness = result.liveness_detail.verdict;
+  result.violations.insert(result.violations.end(), result.liveness_detail.violations.begin(),
+                           result.liveness_detail.violations.end());
 }
 
 void judge(const Scenario& scenario, ScenarioResult& result) {
@@ -515,7 +522,6 @@ void judge(const Scenario& scenario, ScenarioResult& result) {
   result.expectations_met = failures.empty();
 }
 
-}  // namespace
 
 ScenarioResult run_scenario(const Scenario& scenario, const LockFactory& factory,
                             const RunOptions& options) {

@@ -92,4 +92,12 @@ struct ScenarioResult {
 ScenarioResult run_scenario(const Scenario& scenario, const LockFactory& factory,
                             const RunOptions& options = {});
 
+// The checkers over a finished run: `result.history` and `result.resource_log` are filled in;
+// sets the holds, the three verdicts and the violations. The simulator and the real-process
+// harness (real/) both judge through this, so a verdict means the same in both worlds.
+void apply_checkers(const Scenario& scenario, ScenarioResult& result, const ClockReach& reach,
+                    Instant run_end, int64_t final_value);
+// Compares the result with the scenario's expectations: sets expectations_met and the failures.
+void judge(const Scenario& scenario, ScenarioResult& result);
+
 }  // namespace redlock_sim

@@ -1,0 +1,1201 @@
+#include "real/harness.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "real/fabric.hpp"
+#include "real/loop.hpp"
+#include "real/process.hpp"
+#include "sim/kernel/random.hpp"
+#include "sim/kernel/simulator.hpp"
+#include "sim/resource/resource.hpp"
+
+namespace redlock_sim::real {
+
+namespace {
+
+using nlohmann::json;
+
+std::string ms_text(int64_t ms) {
+  return std::to_string(ms) + " ms";
+}
+
+std::string joined(const std::vector<std::string>& names, std::size_t first = 0) {
+  std::string out;
+  for (std::size_t i = first; i < names.size(); ++i)
+    out += (out.empty() ? "" : ", ") + names[i];
+  return out;
+}
+
+// A process's wall-clock offset, shared with the clock shim through a mapped file.
+class ClockFile {
+ public:
+  ClockFile() = default;
+  ClockFile(const ClockFile&) = delete;
+  ClockFile& operator=(const ClockFile&) = delete;
+  ~ClockFile() {
+    if (slot_ != nullptr) ::munmap(slot_, sizeof(int64_t));
+  }
+  bool open(const std::string& path, int64_t offset_ns) {
+    path_ = path;
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return false;
+    const bool sized = ::ftruncate(fd, sizeof(int64_t)) == 0;
+    void* mapped =
+        sized ? ::mmap(nullptr, sizeof(int64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+              : MAP_FAILED;
+    ::close(fd);
+    if (mapped == MAP_FAILED) return false;
+    slot_ = static_cast<int64_t*>(mapped);
+    set(offset_ns);
+    return true;
+  }
+  void set(int64_t offset_ns) {
+    offset_ns_ = offset_ns;
+    __atomic_store_n(slot_, offset_ns, __ATOMIC_RELEASE);
+  }
+  int64_t offset_ns() const { return offset_ns_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int64_t* slot_ = nullptr;
+  int64_t offset_ns_ = 0;
+};
+
+
+}  // namespace
+
+std::optional<std::string> unstageable_reason(const Scenario& scenario) {
+  if (scenario.failover.enabled) {
+    return "a failover block (Sentinel) cannot be staged for real yet";
+  }
+  for (const NodeSpec& node : scenario.nodes) {
+    if (node.role != "master") {
+      return "node " + node.name + " is a replica: replicas cannot be staged for real yet";
+    }
+    if (node.redis_version != "7.0") {
+      return "node " + node.name + " asks for redis_version " + node.redis_version +
+             ": only the installed 7.0 can be staged";
+    }
+    if (!(node.clock.rate == Rate::one())) {
+      return "node " + node.name + " has a clock rate: clock rates cannot be staged for real";
+    }
+  }
+  for (const ClientSpec& client : scenario.clients) {
+    if (!(client.clock.rate == Rate::one())) {
+      return "client " + client.name + " has a clock rate: clock rates cannot be staged for real";
+    }
+  }
+  for (const FaultSpec& fault : scenario.faults) {
+    switch (fault.kind) {
+      case FaultKind::clock_rate:
+      case FaultKind::clock_slew:
+        return std::string("fault ") + fault_kind_name(fault.kind) + " at " +
+               std::to_string(fault.at_ms) + " ms: clock rates and slews cannot be staged for real";
+      case FaultKind::power_loss:
+        return "fault power_loss at " + std::to_string(fault.at_ms) +
+               " ms: power loss cannot be staged for real yet";
+      default:
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+struct NodeRun {
+  const NodeSpec* spec = nullptr;
+  ProcessId id = 0;
+  int port = 0;
+  std::string folder;
+  ClockFile clock_file;
+  ChildProcess process;
+  bool paused = false;
+};
+
+struct ClientRun {
+  const ClientSpec* spec = nullptr;
+  ProcessId id = 0;
+  std::string config;
+  ClockFile clock_file;
+  ChildProcess process;
+  std::string output;  // partial line from its stdout
+  bool alive = false;
+  bool ready = false;
+  bool started = false;  // scripted steps run once, even if the process restarts
+  bool finished = false;
+  bool busy = false;  // a command is out, its result not back
+  std::size_t step = 0;
+  bool increment_writing = false;  // the write half of an `increment` step is out
+  std::optional<uint64_t> wait_timer;
+  std::optional<std::size_t> acquire_call;
+  // Workload state.
+  uint32_t iteration = 0;
+  enum class Phase { start, acquire, read, work, write, release, think } phase = Phase::start;
+  bool holding = false;
+  // What the history knows: the current grant and the ones it re-entered.
+  uint64_t grant_id = 0;
+  std::vector<uint64_t> outer;
+  std::map<std::string, uint64_t> grant_by_value;
+  int watchdogs = 0;
+  int generation = 0;
+};
+
+class RealWorld {
+ public:
+  RealWorld(const Scenario& scenario, const RealOptions& options)
+      : scenario_(scenario), options_(options), network_(Rng::derive(scenario.seed, "real/network").next_u64()) {}
+  ~RealWorld() { stop_all(); }
+
+  std::optional<std::string> start();
+  void run();
+  RealRun finish();
+
+ private:
+  Instant true_now() const { return Instant::from_ns(monotonic_ns() - t0_ns_); }
+  int64_t real_time_of_ms(int64_t ms) const { return t0_ns_ + ms * 1'000'000; }
+  ProcessId id_of(const std::string& name) const { return ids_.at(name); }
+  std::vector<ProcessId> ids_of(const std::vector<std::string>& names) const;
+  void tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id = 0);
+  void timed(const std::string& what, int64_t scheduled_ms);
+
+  std::optional<std::string> start_node(NodeRun& node);
+  std::optional<std::string> wait_until_ready(NodeRun& node, int timeout_ms);
+  std::optional<std::string> spawn_client(ClientRun& client);
+  void on_client_output(ClientRun& client);
+  void on_client_event(ClientRun& client, const json& event);
+  void advance(ClientRun& client);
+  void advance_steps(ClientRun& client);
+  void advance_workload(ClientRun& client);
+  void send(ClientRun& client, const std::string& line);
+  void send_acquire(ClientRun& client);
+  void client_died(ClientRun& client);
+
+  void schedule_faults();
+  void schedule_fault(const FaultSpec& fault);
+  void crash(const FaultSpec& fault);
+  void restart(ProcessId id);
+  void arm_restart(ProcessId id);
+  void step_clock(ProcessId id, int64_t delta_ns);
+  void pause(ProcessId id, bool stop);
+  bool idle() const;
+  void stop_all();
+
+  NodeRun* node(ProcessId id);
+  ClientRun* client(ProcessId id);
+  Instant stamp(const json& event, const char* key) const;
+
+  const Scenario& scenario_;
+  RealOptions options_;
+  Loop loop_;
+  Network network_;
+  std::unique_ptr<Fabric> fabric_;
+  std::string folder_;
+  int64_t t0_ns_ = 0;
+  int64_t setup_started_ns_ = 0;
+  std::vector<std::unique_ptr<NodeRun>> nodes_;
+  std::vector<std::unique_ptr<ClientRun>> clients_;
+  std::map<std::string, ProcessId> ids_;
+  std::vector<ProcessInfo> infos_;
+  std::vector<ProcessClock> clocks_;
+  std::unique_ptr<RegisterStore> registers_;
+  std::unique_ptr<CounterStore> counter_;
+  int64_t oracle_token_ = 0;
+  History history_;
+  std::vector<StoryEvent> story_;
+  std::map<std::string, std::size_t> partitions_;
+  int64_t last_scheduled_ms_ = 0;
+  struct PendingRestart {
+    ClockKind clock = ClockKind::monotonic;
+    Instant local_deadline;
+    std::optional<uint64_t> timer;
+    bool armed = false;
+    int64_t keys_before = -1;
+  };
+  std::map<ProcessId, PendingRestart> restarts_;
+  std::vector<ActionTiming> timings_;
+  uint64_t events_ = 0;
+  std::string stop_ = "idle";
+  bool duration_reached_ = false;
+};
+
+NodeRun* RealWorld::node(ProcessId id) {
+  for (auto& n : nodes_)
+    if (n->id == id) return n.get();
+  return nullptr;
+}
+
+ClientRun* RealWorld::client(ProcessId id) {
+  for (auto& c : clients_)
+    if (c->id == id) return c.get();
+  return nullptr;
+}
+
+std::vector<ProcessId> RealWorld::ids_of(const std::vector<std::string>& names) const {
+  std::vector<ProcessId> out;
+  for (const std::string& name : names)
+    out.push_back(id_of(name));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void RealWorld::tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id) {
+  const Instant at = t0_ns_ == 0 ? Instant::zero() : true_now();
+  const ProcessClock& clock = clocks_.at(process);
+  story_.push_back(StoryEvent{.at = at,
+                              .process = process,
+                              .wall = clock.wall_at(at),
+                              .monotonic = clock.monotonic_at(at),
+                              .kind = std::move(kind),
+                              .text = std::move(text),
+                              .grant_id = grant_id});
+}
+
+void RealWorld::timed(const std::string& what, int64_t scheduled_ms) {
+  const int64_t late_ns = monotonic_ns() - real_time_of_ms(scheduled_ms);
+  timings_.push_back({what, scheduled_ms, late_ns / 1000});
+}
+
+Instant RealWorld::stamp(const json& event, const char* key) const {
+  const int64_t ns = event.contains(key) ? event.at(key).get<int64_t>() : monotonic_ns();
+  return Instant::from_ns(std::max<int64_t>(0, ns - t0_ns_));
+}
+
+// ---- set-up ----
+
+std::optional<std::string> RealWorld::start_node(NodeRun& n) {
+  const NodeSpec& spec = *n.spec;
+  std::vector<std::string> argv = {options_.redis_server,
+                                   "--port", std::to_string(n.port),
+                                   "--bind", "127.0.0.1",
+                                   "--dir", n.folder,
+                                   "--daemonize", "no",
+                                   "--protected-mode", "no",
+                                   "--logfile", "",
+                                   "--dbfilename", "dump.rdb"};
+  if (spec.persistence.mode == PersistenceMode::rdb) {
+    argv.insert(argv.end(), {"--save", std::to_string(std::max<int64_t>(
+                                           1, spec.persistence.rdb_interval_ms / 1000)) + " 1"});
+  } else {
+    argv.insert(argv.end(), {"--save", ""});
+  }
+  if (spec.persistence.mode == PersistenceMode::aof) {
+    const char* fsync = spec.persistence.appendfsync == AppendFsync::always     ? "always"
+                        : spec.persistence.appendfsync == AppendFsync::everysec ? "everysec"
+                                                                                : "no";
+    argv.insert(argv.end(), {"--appendonly", "yes", "--appendfsync", fsync});
+  } else {
+    argv.insert(argv.end(), {"--appendonly", "no"});
+  }
+  if (spec.min_replicas_to_write > 0) {
+    argv.insert(argv.end(), {"--min-replicas-to-write", std::to_string(spec.min_replicas_to_write),
+                             "--min-replicas-max-lag", std::to_string(spec.min_replicas_max_lag_s)});
+  }
+  SpawnOptions spawn{.argv = argv,
+                     .environment = {{"LD_PRELOAD", options_.shim_library},
+                                     {"REDLOCK_SIM_CLOCK_FILE", n.clock_file.path()}},
+                     .log_path = n.folder + "/redis.log"};
+  if (auto error = n.process.start(spawn)) return "node " + spec.name + ": " + *error;
+  n.paused = false;
+  return std::nullopt;
+}
+
+std::optional<std::string> RealWorld::wait_until_ready(NodeRun& n, int timeout_ms) {
+  const int64_t until = monotonic_ns() + int64_t{timeout_ms} * 1'000'000;
+  while (monotonic_ns() < until) {
+    if (n.process.exited()) break;
+    if (auto reply = loopback_command(n.port, {"PING"}, 200); reply && *reply == "+PONG\r\n") {
+      return std::nullopt;
+    }
+    ::usleep(5'000);
+  }
+  std::string log;
+  std::ifstream in(n.folder + "/redis.log");
+  std::string line;
+  while (std::getline(in, line))
+    log = line;  // the last line says why, usually
+  return "node " + n.spec->name + ": redis-server did not answer on 127.0.0.1:" +
+         std::to_string(n.port) + (log.empty() ? "" : " (its log: " + log + ")");
+}
+
+std::optional<std::string> RealWorld::spawn_client(ClientRun& c) {
+  SpawnOptions spawn{.argv = {options_.client_program, "client", "--config", c.config},
+                     .environment = {{"LD_PRELOAD", options_.shim_library},
+                                     {"REDLOCK_SIM_CLOCK_FILE", c.clock_file.path()}},
+                     .log_path = folder_ + "/client-" + c.spec->name + ".log",
+                     .pipe_stdin = true,
+                     .pipe_stdout = true};
+  if (auto error = c.process.start(spawn)) return "client " + c.spec->name + ": " + *error;
+  c.alive = true;
+  c.ready = false;
+  c.busy = false;
+  c.output.clear();
+  ++c.generation;
+  const int fd = c.process.stdout_fd();
+  ClientRun* pointer = &c;
+  loop_.watch(fd, [this, pointer](short) { on_client_output(*pointer); });
+  return std::nullopt;
+}
+
+std::optional<std::string> RealWorld::start() {
+  setup_started_ns_ = monotonic_ns();
+  // Under $TMPDIR (or /tmp): a test points TMPDIR at its own folder to check what is left.
+  std::error_code no_temp;
+  std::string pattern = std::filesystem::temp_directory_path(no_temp).string();
+  if (no_temp || pattern.empty()) pattern = "/tmp";
+  pattern += "/redlock-real-XXXXXX";
+  const char* made = ::mkdtemp(pattern.data());
+  if (made == nullptr) return std::string("cannot make a temporary folder: ") + std::strerror(errno);
+  folder_ = made;
+  // Process ids as the simulator numbers them: nodes, resource, counter, clients.
+  for (const NodeSpec& spec : scenario_.nodes) {
+    auto n = std::make_unique<NodeRun>();
+    n->spec = &spec;
+    n->id = static_cast<ProcessId>(infos_.size());
+    ids_[spec.name] = n->id;
+    infos_.push_back({spec.name, "node"});
+    nodes_.push_back(std::move(n));
+  }
+  std::optional<ProcessId> resource_id;
+  if (scenario_.resource.enabled) {
+    resource_id = static_cast<ProcessId>(infos_.size());
+    ids_[scenario_.resource.name] = *resource_id;
+    infos_.push_back({scenario_.resource.name, "resource"});
+    registers_ = std::make_unique<RegisterStore>(
+        RegisterStore::Options{.fencing = scenario_.resource.fencing,
+                               .reject_equal_token = scenario_.resource.reject_equal_token});
+  }
+  oracle_token_ = scenario_.resource.token_start;
+  const bool wants_counter =
+      std::any_of(scenario_.clients.begin(), scenario_.clients.end(), [](const ClientSpec& c) {
+        return std::find(c.nodes.begin(), c.nodes.end(), "counter") != c.nodes.end();
+      });
+  if (wants_counter && ids_.count("counter") == 0) {
+    ids_["counter"] = static_cast<ProcessId>(infos_.size());
+    infos_.push_back({"counter", "counter"});
+    counter_ = std::make_unique<CounterStore>();
+  }
+  for (const ClientSpec& spec : scenario_.clients) {
+    auto c = std::make_unique<ClientRun>();
+    c->spec = &spec;
+    c->id = static_cast<ProcessId>(infos_.size());
+    ids_[spec.name] = c->id;
+    infos_.push_back({spec.name, "client"});
+    clients_.push_back(std::move(c));
+  }
+  clocks_.assign(infos_.size(), ProcessClock());
+  network_.ensure_processes(infos_.size());
+
+  // Nodes: a real redis-server each, with the clock shim.
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    NodeRun& n = *nodes_[i];
+    n.port = options_.port_base ? *options_.port_base + static_cast<int>(i) : free_loopback_port();
+    if (n.port <= 0 || n.port > 65535) return "no free port for node " + n.spec->name;
+    if (loopback_port_open(n.port)) {
+      return "port " + std::to_string(n.port) + " on 127.0.0.1 is in use (node " + n.spec->name +
+             ")";
+    }
+    n.folder = folder_ + "/" + n.spec->name;
+    std::filesystem::create_directories(n.folder);
+    if (!n.clock_file.open(n.folder + "/clock", n.spec->clock.offset_ms * 1'000'000)) {
+      return "cannot write the clock file of node " + n.spec->name;
+    }
+    if (auto error = start_node(n)) return error;
+  }
+  for (auto& n : nodes_) {
+    if (auto error = wait_until_ready(*n, 5'000)) return error;
+  }
+
+  // The network, exactly as the runner sets up the simulated one.
+  network_.set_default_delay(scenario_.network.delay);
+  for (const LinkSpec& link : scenario_.network.links) {
+    const ProcessId from = id_of(link.from);
+    const ProcessId to = id_of(link.to);
+    for (int direction = 0; direction < (link.both_ways ? 2 : 1); ++direction) {
+      const ProcessId a = direction == 0 ? from : to;
+      const ProcessId b = direction == 0 ? to : from;
+      if (link.delay) network_.set_link_delay(a, b, *link.delay);
+      if (link.loss_numerator > 0) {
+        network_.set_link_loss(a, b, link.loss_numerator, link.loss_denominator);
+      }
+    }
+  }
+  fabric_ = std::make_unique<Fabric>(loop_, network_, 0);
+
+  // Clients: their proxies, then their processes.
+  for (auto& c : clients_) {
+    const ClientSpec& spec = *c->spec;
+    json nodes = json::array();
+    for (const std::string& name : spec.nodes) {
+      const ProcessId to = id_of(name);
+      int port = -1;
+      if (name == "counter" && counter_) {
+        port = fabric_->listen_service(c->id, to, [this](const Command& command, ProcessId,
+                                                         Instant) { return counter_->apply(command); });
+      } else {
+        port = fabric_->listen_upstream(c->id, to, node(to)->port);
+      }
+      if (port <= 0) return "cannot open a proxy port for " + spec.name + " -> " + name;
+      nodes.push_back({{"name", name}, {"host", "127.0.0.1"}, {"port", port}});
+    }
+    json config{{"client", spec.name},
+                {"profile", spec.profile},
+                {"lock", spec.lock},
+                {"watchdog", spec.watchdog},
+                {"params", spec.params},
+                {"nodes", nodes}};
+    if (resource_id) {
+      const int port = fabric_->listen_service(
+          c->id, *resource_id, [this](const Command& command, ProcessId from, Instant at) {
+            return registers_->apply(command, from, at);
+          });
+      if (port <= 0) return "cannot open the resource port for " + spec.name;
+      config["resource"] = {{"name", scenario_.resource.name},
+                            {"fencing", fencing_mode_name(scenario_.resource.fencing)},
+                            {"host", "127.0.0.1"},
+                            {"port", port}};
+    }
+    c->config = config.dump();
+    if (!c->clock_file.open(folder_ + "/clock-" + spec.name, spec.clock.offset_ms * 1'000'000)) {
+      return "cannot write the clock file of client " + spec.name;
+    }
+    if (auto error = spawn_client(*c)) return error;
+  }
+  // Every client says `ready` before time starts.
+  const int64_t ready_by = monotonic_ns() + 10'000'000'000;
+  while (monotonic_ns() < ready_by) {
+    bool all = true;
+    for (auto& c : clients_) {
+      if (!c->alive) return "client " + c->spec->name + " exited before it was ready (see its log)";
+      all = all && c->ready;
+    }
+    if (all) break;
+    loop_.run_once(10'000'000);
+  }
+  for (auto& c : clients_) {
+    if (!c->ready) return "client " + c->spec->name + " did not start within 10 s";
+  }
+
+  t0_ns_ = monotonic_ns() + 20'000'000;
+  fabric_->set_start(t0_ns_);
+  const int64_t realtime_at_t0 = realtime_ns() - monotonic_ns() + t0_ns_;
+  for (std::size_t id = 0; id < infos_.size(); ++id) {
+    int64_t offset_ns = 0;
+    if (NodeRun* n = node(static_cast<ProcessId>(id))) offset_ns = n->clock_file.offset_ns();
+    if (ClientRun* c = client(static_cast<ProcessId>(id))) offset_ns = c->clock_file.offset_ns();
+    clocks_[id] = ProcessClock(
+        ProcessClock::Options{.true_start = Instant::zero(),
+                              .wall_at_start = Instant::from_ns(realtime_at_t0 + offset_ns),
+                              .monotonic_at_start = Instant::from_ns(t0_ns_)});
+  }
+  return std::nullopt;
+}
+
+// ---- clients: the script, driven one command at a time ----
+
+void RealWorld::send(ClientRun& c, const std::string& line) {
+  const std::string text = line + "\n";
+  if (c.process.stdin_fd() < 0 ||
+      ::write(c.process.stdin_fd(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+    return;  // it died; its death is noticed on its output
+  }
+  c.busy = true;
+}
+
+void RealWorld::send_acquire(ClientRun& c) {
+  c.acquire_call = history_.begin_acquire(c.id, c.spec->lock, true_now());
+  send(c, "acquire");
+}
+
+void RealWorld::advance(ClientRun& c) {
+  if (!c.alive || !c.ready || c.busy || c.finished || t0_ns_ == 0) return;
+  if (c.spec->workload) {
+    advance_workload(c);
+  } else {
+    advance_steps(c);
+  }
+}
+
+void RealWorld::advance_steps(ClientRun& c) {
+  const std::vector<StepSpec>& steps = c.spec->steps;
+  if (c.step >= steps.size()) {
+    c.finished = true;
+    return;
+  }
+  const StepSpec& step = steps[c.step];
+  if (step.at_ms && !c.wait_timer && true_now() < Instant::from_ms(*step.at_ms)) {
+    ClientRun* pointer = &c;
+    c.wait_timer = loop_.at(real_time_of_ms(*step.at_ms), [this, pointer, at = *step.at_ms,
+                                                          name = std::string(step_kind_name(step.kind))] {
+      pointer->wait_timer.reset();
+      timed("step " + name + " " + pointer->spec->name, at);
+      advance(*pointer);
+    });
+    return;
+  }
+  if (c.wait_timer) return;
+  switch (step.kind) {
+    case StepKind::acquire:
+      send_acquire(c);
+      break;
+    case StepKind::release:
+      send(c, "release");
+      break;
+    case StepKind::extend:
+      send(c, "extend");
+      break;
+    case StepKind::read:
+    case StepKind::increment:
+      send(c, "read " + std::to_string(step.timeout_ms));
+      break;
+    case StepKind::write:
+      send(c, "write " + std::to_string(step.timeout_ms) +
+                  (step.value ? " " + std::to_string(*step.value) : std::string()));
+      break;
+    case StepKind::sleep:
+      send(c, "sleep " + std::to_string(step.duration_ms));
+      break;
+    case StepKind::stop_if_expired:
+      send(c, "check");
+      break;
+  }
+}
+
+void RealWorld::advance_workload(ClientRun& c) {
+  const WorkloadSpec& w = *c.spec->workload;
+  using Phase = ClientRun::Phase;
+  switch (c.phase) {
+    case Phase::start:
+      if (!c.wait_timer && true_now() < Instant::from_ms(w.start_ms)) {
+        ClientRun* pointer = &c;
+        c.wait_timer = loop_.at(real_time_of_ms(w.start_ms), [this, pointer] {
+          pointer->wait_timer.reset();
+          pointer->phase = Phase::acquire;
+          advance(*pointer);
+        });
+        return;
+      }
+      if (c.wait_timer) return;
+      c.phase = Phase::acquire;
+      [[fallthrough]];
+    case Phase::acquire:
+      if (w.iterations_max != 0 && c.iteration >= w.iterations_max) {
+        c.finished = true;
+        return;
+      }
+      send_acquire(c);
+      return;
+    case Phase::read:
+      send(c, "read 1000");
+      return;
+    case Phase::work:
+      send(c, "sleep " + std::to_string(w.work_ms));
+      return;
+    case Phase::write:
+      send(c, "write 1000");
+      return;
+    case Phase::release:
+      send(c, "release");
+      return;
+    case Phase::think:
+      send(c, "sleep " + std::to_string(w.think_ms));
+      return;
+  }
+}
+
+void RealWorld::on_client_output(ClientRun& c) {
+  char chunk[65536];
+  const ssize_t n = ::read(c.process.stdout_fd(), chunk, sizeof(chunk));
+  if (n <= 0) {
+    loop_.unwatch(c.process.stdout_fd());
+    client_died(c);
+    return;
+  }
+  c.output.append(chunk, static_cast<std::size_t>(n));
+  std::size_t end = 0;
+  while ((end = c.output.find('\n')) != std::string::npos) {
+    const std::string line = c.output.substr(0, end);
+    c.output.erase(0, end + 1);
+    json event = json::parse(line, nullptr, false);
+    if (event.is_discarded() || !event.is_object() || !event.contains("event")) continue;
+    ++events_;
+    on_client_event(c, event);
+  }
+}
+
+void RealWorld::client_died(ClientRun& c) {
+  // Its process ended (killed by a fault, or crashed by itself): a dead process believes nothing.
+  if (!c.alive) return;
+  c.alive = false;
+  c.busy = false;
+  c.watchdogs = 0;
+  if (c.wait_timer) loop_.cancel(*c.wait_timer);
+  c.wait_timer.reset();
+  const Instant now = t0_ns_ == 0 ? Instant::zero() : true_now();
+  history_.end_grants_of(c.id, now, "crashed");
+  history_.interrupt_acquires_of(c.id, now);
+  c.acquire_call.reset();
+  c.grant_id = 0;
+  c.outer.clear();
+  c.grant_by_value.clear();
+  c.holding = false;
+  c.process.kill_and_reap();
+}
+
+namespace {
+Deadline deadline_of(const json& d) {
+  const std::string clock = d.value("clock", std::string("none"));
+  if (clock == "none") return Deadline{};
+  return Deadline{.clock = clock == "wall" ? ClockKind::wall : ClockKind::monotonic,
+                  .at = Instant::from_ns(d.at("at_ns").get<int64_t>())};
+}
+}  // namespace
+
+void RealWorld::on_client_event(ClientRun& c, const json& event) {
+  const std::string kind = event.at("event").get<std::string>();
+  const Instant at = stamp(event, "mono_ns");
+  if (kind == "ready") {
+    c.ready = true;
+    advance(c);
+    return;
+  }
+  if (kind == "note") {
+    tell(c.id, "attempt", event.value("text", std::string()), c.grant_id);
+    return;
+  }
+  if (kind == "watchdog_started" || kind == "watchdog_stopped") {
+    c.watchdogs += kind == "watchdog_started" ? 1 : -1;
+    return;
+  }
+  if (kind == "renewed" || kind == "lost") {
+    auto it = c.grant_by_value.find(event.value("value", std::string()));
+    if (it == c.grant_by_value.end()) return;
+    GrantRecord& g = history_.grant(it->second);
+    if (kind == "renewed") {
+      g.deadlines.push_back({at, deadline_of(event.at("deadline")).at});
+    } else {
+      if (!g.ended_at) {
+        g.ended_at = at;
+        g.end_reason = "told the lock was lost: " + event.value("reason", std::string());
+      }
+      tell(c.id, "lost", "learns the lock is lost (" + event.value("reason", std::string()) + ")",
+           it->second);
+    }
+    return;
+  }
+  if (kind == "error") {
+    tell(c.id, "error", event.value("text", std::string()));
+    c.busy = false;
+    c.finished = true;
+    return;
+  }
+  // The rest answer the command that is out.
+  c.busy = false;
+  const Instant started = stamp(event, "start_mono_ns");
+  bool step_done = true;
+  using Phase = ClientRun::Phase;
+  const bool workload = c.spec->workload.has_value();
+  if (kind == "granted") {
+    const Deadline deadline = deadline_of(event.at("deadline"));
+    std::optional<int64_t> fencing;
+    if (scenario_.resource.token_source == FencingTokenSource::oracle) {
+      fencing = ++oracle_token_;
+    } else if (scenario_.resource.token_source == FencingTokenSource::lock &&
+               event.contains("fencing_token")) {
+      fencing = event.at("fencing_token").get<int64_t>();
+    }
+    GrantRecord record{.client = c.id,
+                       .lock = c.spec->lock,
+                       .granted_at = at,
+                       .token = event.value("value", std::string()),
+                       .fencing_token = fencing,
+                       .clock = deadline.clock,
+                       .deadlines = {{at, deadline.at}}};
+    if (c.grant_id != 0) c.outer.push_back(c.grant_id);
+    c.grant_id = history_.add_grant(std::move(record));
+    c.grant_by_value[event.value("value", std::string())] = c.grant_id;
+    if (c.acquire_call) {
+      history_.set_acquire_start(*c.acquire_call, started);
+      history_.end_acquire(*c.acquire_call, at, true, c.grant_id, event.value("attempts", 0u));
+    }
+    c.acquire_call.reset();
+    send(c, "grant " + std::to_string(c.grant_id) +
+                (fencing ? " " + std::to_string(*fencing) : std::string()));
+    c.busy = false;
+    std::string text = "granted '" + c.spec->lock + "' (grant " + std::to_string(c.grant_id) + ")";
+    if (deadline.bounded()) {
+      const Instant local = clocks_.at(c.id).read(deadline.clock, at);
+      text += ", validity " + ms_text((deadline.at - local).ms_floor()) + " on its " +
+              (deadline.clock == ClockKind::wall ? "wall" : "monotonic") + " clock";
+    } else {
+      text += ", no deadline (held until released)";
+    }
+    if (fencing) text += ", fencing token " + std::to_string(*fencing);
+    tell(c.id, "grant", text, c.grant_id);
+    if (workload) {
+      c.holding = true;
+      const WorkloadSpec& w = *c.spec->workload;
+      c.phase = scenario_.resource.enabled && w.touch_resource ? Phase::read
+                : w.work_ms > 0                                ? Phase::work
+                : w.release                                    ? Phase::release
+                                                               : Phase::think;
+    }
+  } else if (kind == "acquire_failed") {
+    if (c.acquire_call) {
+      history_.set_acquire_start(*c.acquire_call, started);
+      history_.end_acquire(*c.acquire_call, at, false, 0, event.value("attempts", 0u));
+    }
+    c.acquire_call.reset();
+    tell(c.id, "acquire",
+         "failed to acquire '" + c.spec->lock + "' after " +
+             std::to_string(event.value("attempts", 0u)) +
+             " attempt(s): " + event.value("failure", std::string()));
+    if (workload) c.phase = Phase::think;
+  } else if (kind == "released" || kind == "release_failed") {
+    if (c.grant_id != 0) {
+      GrantRecord& g = history_.grant(c.grant_id);
+      if (!g.ended_at) {
+        g.ended_at = started;
+        g.end_reason = "released";
+      }
+      c.grant_id = 0;
+      if (!c.outer.empty()) {
+        c.grant_id = c.outer.back();
+        c.outer.pop_back();
+      }
+    }
+    tell(c.id, "release",
+         kind == "released" ? "released (" + std::to_string(event.value("nodes", 0u)) + " node(s))"
+                            : "release failed: " + event.value("failure", std::string()));
+    if (workload) c.phase = Phase::think;
+  } else if (kind == "extended" || kind == "extend_failed") {
+    if (kind == "extended" && c.grant_id != 0) {
+      history_.grant(c.grant_id).deadlines.push_back({at, deadline_of(event.at("deadline")).at});
+      tell(c.id, "extend", "extended on " + std::to_string(event.value("nodes", 0u)) + " node(s)");
+    } else {
+      tell(c.id, "extend", "extension failed: " + event.value("failure", std::string()));
+    }
+  } else if (kind == "read") {
+    const bool ok = event.value("ok", false);
+    tell(c.id, "read",
+         ok ? "reads " + std::to_string(event.value("value", int64_t{0}))
+            : event.value("text", std::string("read failed")));
+    if (!workload && ok && c.step < c.spec->steps.size() &&
+        c.spec->steps[c.step].kind == StepKind::increment) {
+      step_done = false;
+      send(c, "write " + std::to_string(c.spec->steps[c.step].timeout_ms));
+    }
+    if (workload) {
+      const WorkloadSpec& w = *c.spec->workload;
+      c.phase = !ok ? (w.release ? Phase::release : Phase::think)
+                    : w.work_ms > 0 ? Phase::work
+                                    : Phase::write;
+    }
+  } else if (kind == "write") {
+    const int64_t value = event.value("value", int64_t{0});
+    const bool acknowledged = event.value("acknowledged", false);
+    if (acknowledged) {
+      history_.add_write_ack({event.value("grant", uint64_t{0}), c.id, at});
+      tell(c.id, "write", "write " + std::to_string(value) + " acknowledged");
+    } else {
+      const std::string text = event.value("text", std::string());
+      tell(c.id, "write",
+           "write " + std::to_string(value) +
+               (text == "timeout" ? " unacknowledged (timeout)" : " refused: " + text));
+    }
+    if (workload) c.phase = c.spec->workload->release ? Phase::release : Phase::think;
+  } else if (kind == "slept") {
+    if (workload) {
+      if (c.phase == Phase::work) {
+        c.phase = c.holding && scenario_.resource.enabled && c.spec->workload->touch_resource
+                      ? Phase::write
+                      : (c.spec->workload->release ? Phase::release : Phase::think);
+      } else if (c.phase == Phase::think) {
+        c.holding = false;
+        ++c.iteration;
+        c.phase = Phase::acquire;
+      }
+    }
+  } else if (kind == "checked") {
+    if (event.value("expired", false)) {
+      tell(c.id, "check", "its validity has passed: stops");
+      c.finished = true;
+      return;
+    }
+    tell(c.id, "check", "its validity has not passed: goes on");
+  }
+  if (!workload && step_done) ++c.step;
+  if (workload && kind == "release_failed") c.phase = Phase::think;
+  advance(c);
+}
+
+// ---- faults ----
+
+void RealWorld::step_clock(ProcessId id, int64_t delta_ns) {
+  const Instant now = true_now();
+  clocks_.at(id).step_wall(now, Duration::from_ns(delta_ns));
+  if (NodeRun* n = node(id)) n->clock_file.set(n->clock_file.offset_ns() + delta_ns);
+  if (ClientRun* c = client(id)) c->clock_file.set(c->clock_file.offset_ns() + delta_ns);
+  if (restarts_.count(id) != 0) arm_restart(id);
+}
+
+void RealWorld::pause(ProcessId id, bool stop) {
+  const int signal_number = stop ? SIGSTOP : SIGCONT;
+  if (NodeRun* n = node(id)) {
+    n->process.signal(signal_number);
+    n->paused = stop;
+  }
+  if (ClientRun* c = client(id)) c->process.signal(signal_number);
+}
+
+void RealWorld::arm_restart(ProcessId id) {
+  PendingRestart& pending = restarts_[id];
+  if (!pending.armed) return;
+  if (pending.timer) loop_.cancel(*pending.timer);
+  const Instant at = clocks_.at(id).first_true_time_reaching(pending.clock, pending.local_deadline,
+                                                             true_now());
+  last_scheduled_ms_ = std::max(last_scheduled_ms_, at.ms_floor() + 1);
+  pending.timer = loop_.at(t0_ns_ + at.ns(), [this, id, at] {
+    PendingRestart& p = restarts_[id];
+    p.timer.reset();
+    if (!p.armed) return;
+    p.armed = false;
+    timed("restart " + infos_[id].name, at.ms_floor());
+    restart(id);
+    tell(id, "fault", "restarted by its supervisor");
+  });
+}
+
+void RealWorld::restart(ProcessId id) {
+  if (NodeRun* n = node(id)) {
+    if (n->process.running()) return;
+    if (auto error = start_node(*n)) {
+      tell(id, "fault", "could not restart: " + *error);
+      return;
+    }
+    // Wait for it here: a restart is rare, and what it loaded is what the probe asks about.
+    if (wait_until_ready(*n, 5'000)) return;
+    PendingRestart& p = restarts_[id];
+    if (p.keys_before > 0) {
+      const std::optional<std::string> size = loopback_command(n->port, {"DBSIZE"}, 500);
+      if (size && size->size() > 1 && (*size)[0] == ':') {
+        const int64_t after = std::stoll(size->substr(1));
+        if (after < p.keys_before) history_.probe("key_lost_on_restart");
+        tell(id, "cluster",
+             "restart: loaded " + std::to_string(after) + " key(s) (" +
+                 std::to_string(std::max<int64_t>(0, p.keys_before - after)) + " lost)");
+      }
+    }
+    return;
+  }
+  if (ClientRun* c = client(id)) {
+    if (c->alive) return;
+    // A restarted application runs its workload again; scripted steps do not replay.
+    if (c->spec->workload) {
+      c->finished = false;
+      c->phase = ClientRun::Phase::start;
+      c->iteration = 0;
+    }
+    if (auto error = spawn_client(*c)) tell(id, "fault", "could not restart: " + *error);
+  }
+}
+
+void RealWorld::crash(const FaultSpec& fault) {
+  const ProcessId id = id_of(fault.target);
+  const std::string how = fault_kind_name(fault.kind);
+  NodeRun* n = node(id);
+  ClientRun* c = client(id);
+  if ((n != nullptr && !n->process.running()) || (c != nullptr && !c->alive)) return;
+  tell(id, "fault", how + (fault.kind == FaultKind::crash ? " (kill -9)" : ""));
+  PendingRestart& pending = restarts_[id];
+  pending.keys_before = -1;
+  if (n != nullptr) {
+    if (!n->paused) {
+      const std::optional<std::string> size = loopback_command(n->port, {"DBSIZE"}, 100);
+      if (size && size->size() > 1 && (*size)[0] == ':') pending.keys_before = std::stoll(size->substr(1));
+    }
+    if (fault.kind == FaultKind::shutdown) {
+      n->process.terminate_and_reap(5'000);
+    } else {
+      n->process.kill_and_reap();
+    }
+  } else if (c != nullptr) {
+    loop_.unwatch(c->process.stdout_fd());
+    client_died(*c);
+  }
+  if (fault.duration_ms) {
+    pending.clock = fault.restart_clock;
+    pending.local_deadline =
+        clocks_.at(id).read(fault.restart_clock, true_now()) + Duration::from_ms(*fault.duration_ms);
+    pending.armed = true;
+    arm_restart(id);
+  }
+}
+
+void RealWorld::schedule_fault(const FaultSpec& fault) {
+  const int64_t at = real_time_of_ms(fault.at_ms);
+  const ProcessId target = fault.target.empty() ? 0 : id_of(fault.target);
+  const std::string label = std::string("fault ") + fault_kind_name(fault.kind) +
+                            (fault.target.empty() ? "" : " " + fault.target);
+  last_scheduled_ms_ = std::max(last_scheduled_ms_, fault.at_ms);
+  auto when = [this, label, ms = fault.at_ms](std::function<void()> action) {
+    loop_.at(real_time_of_ms(ms), [this, label, ms, action = std::move(action)] {
+      timed(label, ms);
+      action();
+    });
+  };
+  switch (fault.kind) {
+    case FaultKind::clock_step:
+      when([this, target, fault] {
+        step_clock(target, fault.delta_ms * 1'000'000);
+        tell(target, "fault",
+             "wall clock steps " + std::string(fault.delta_ms >= 0 ? "+" : "") +
+                 ms_text(fault.delta_ms));
+        history_.probe("clock_step");
+      });
+      return;
+    case FaultKind::clock_offset:
+      when([this, target, fault] {
+        // Real mode reads the offset as "the wall clock reads true wall time + offset".
+        const ProcessClock& clock = clocks_.at(target);
+        const Instant now = true_now();
+        const int64_t current = (clock.wall_at(now) - clock.monotonic_at(now)).ns() -
+                                (clocks_.at(target).wall_at(Instant::zero()) -
+                                 clocks_.at(target).monotonic_at(Instant::zero()))
+                                    .ns();
+        NodeRun* n = node(target);
+        ClientRun* c = client(target);
+        const int64_t initial = n ? n->spec->clock.offset_ms : c ? c->spec->clock.offset_ms : 0;
+        step_clock(target, fault.delta_ms * 1'000'000 - (current + initial * 1'000'000));
+        tell(target, "fault", "wall clock set to true time " + ms_text(fault.delta_ms));
+        history_.probe("clock_step");
+      });
+      return;
+    case FaultKind::pause:
+      when([this, target, fault] {
+        pause(target, true);
+        tell(target, "fault",
+             "paused" + (fault.duration_ms ? " for " + ms_text(*fault.duration_ms) : std::string()));
+        history_.probe("pause");
+      });
+      if (fault.duration_ms) {
+        const int64_t resume_ms = fault.at_ms + *fault.duration_ms;
+        last_scheduled_ms_ = std::max(last_scheduled_ms_, resume_ms);
+        loop_.at(real_time_of_ms(resume_ms), [this, target, resume_ms, name = fault.target] {
+          timed("resume " + name, resume_ms);
+          pause(target, false);
+          tell(target, "fault", "resumed");
+        });
+      }
+      return;
+    case FaultKind::resume:
+      when([this, target] {
+        pause(target, false);
+        tell(target, "fault", "resumed");
+      });
+      return;
+    case FaultKind::crash:
+    case FaultKind::shutdown:
+      when([this, fault] { crash(fault); });
+      return;
+    case FaultKind::power_loss:
+    case FaultKind::clock_rate:
+    case FaultKind::clock_slew:
+      return;  // refused before the run (unstageable_reason)
+    case FaultKind::restart:
+      when([this, target] {
+        restarts_[target].armed = false;
+        restart(target);
+        tell(target, "fault", "restarted");
+      });
+      return;
+    case FaultKind::partition: {
+      PartitionRule rule{.side_a = ids_of(fault.side_a),
+                         .side_b = ids_of(fault.side_b),
+                         .one_way = fault.one_way,
+                         .start = Instant::from_ms(fault.at_ms),
+                         .end = fault.until_ms ? Instant::from_ms(*fault.until_ms) : Instant::max()};
+      const std::size_t index = network_.add_partition(std::move(rule));
+      if (!fault.name.empty()) partitions_[fault.name] = index;
+      if (fault.until_ms) last_scheduled_ms_ = std::max(last_scheduled_ms_, *fault.until_ms);
+      std::string text = std::string(fault.one_way ? "can no longer send to " : "is cut off from ") +
+                         joined(fault.side_b);
+      if (fault.side_a.size() > 1) text = "(with " + joined(fault.side_a, 1) + ") " + text;
+      if (fault.until_ms) text += " until " + std::to_string(*fault.until_ms) + " ms";
+      const ProcessId teller = id_of(fault.side_a.front());
+      when([this, teller, text] { tell(teller, "fault", text); });
+      return;
+    }
+    case FaultKind::heal: {
+      const std::size_t index = partitions_.at(fault.name);
+      when([this, index] { network_.heal(index, true_now()); });
+      return;
+    }
+    case FaultKind::hold_message: {
+      network_.add_hold(HoldRule{
+          .from = id_of(fault.from),
+          .to = fault.to.empty() ? std::nullopt : std::optional<ProcessId>(id_of(fault.to)),
+          .command = fault.command,
+          .active_from = Instant::from_ms(fault.at_ms),
+          .release_at = Instant::from_ms(*fault.until_ms)});
+      last_scheduled_ms_ = std::max(last_scheduled_ms_, *fault.until_ms);
+      std::string text = "has its next " +
+                         (fault.command.empty() ? std::string("message") : fault.command) +
+                         (fault.to.empty() ? "" : " to " + fault.to) +
+                         " held in the network until " + std::to_string(*fault.until_ms) + " ms";
+      const ProcessId teller = id_of(fault.from);
+      when([this, teller, text] { tell(teller, "fault", text); });
+      return;
+    }
+  }
+  (void)at;
+}
+
+void RealWorld::schedule_faults() {
+  for (const FaultSpec& fault : scenario_.faults)
+    schedule_fault(fault);
+}
+
+// ---- the run ----
+
+bool RealWorld::idle() const {
+  if (true_now() < Instant::from_ms(last_scheduled_ms_)) return false;
+  for (const auto& [id, pending] : restarts_)
+    if (pending.armed) return false;
+  if (fabric_->in_flight() > 0) return false;
+  for (const auto& c : clients_) {
+    if (!c->alive) continue;
+    if (c->busy || c->watchdogs > 0 || c->wait_timer) return false;
+    if (!c->finished) return false;
+  }
+  return true;
+}
+
+void RealWorld::run() {
+  schedule_faults();
+  for (auto& c : clients_) {
+    ClientRun* pointer = c.get();
+    loop_.at(t0_ns_, [this, pointer] { advance(*pointer); });
+  }
+  const int64_t end_ns = real_time_of_ms(scenario_.limits.duration_ms);
+  while (true) {
+    if (options_.interrupted != nullptr && *options_.interrupted != 0) {
+      stop_ = "interrupted";
+      break;
+    }
+    if (monotonic_ns() >= end_ns) {
+      stop_ = "duration_limit";
+      break;
+    }
+    if (monotonic_ns() > t0_ns_ && idle()) break;
+    loop_.run_once(std::min<int64_t>(20'000'000, std::max<int64_t>(0, end_ns - monotonic_ns())));
+  }
+}
+
+void RealWorld::stop_all() {
+  for (auto& c : clients_) {
+    if (c->process.stdout_fd() >= 0) loop_.unwatch(c->process.stdout_fd());
+    c->process.kill_and_reap();
+    c->alive = false;
+  }
+  for (auto& n : nodes_)
+    n->process.kill_and_reap();
+  if (fabric_) fabric_->close_all();
+  if (!folder_.empty() && !options_.keep_folder) {
+    std::error_code ignored;
+    std::filesystem::remove_all(folder_, ignored);
+  }
+}
+
+RealRun RealWorld::finish() {
+  const Instant end = true_now();
+  RealRun run;
+  ScenarioResult& result = run.result;
+  result.scenario = scenario_.name;
+  result.seed = scenario_.seed;
+  result.processes = infos_;
+  result.history = history_;
+  if (registers_) result.resource_log = registers_->log();
+  const std::vector<ProcessClock>& clocks = clocks_;
+  const ClockReach reach = [&clocks](ProcessId process, ClockKind kind, Instant local,
+                                     Instant from) {
+    return clocks.at(process).first_true_time_reaching(kind, local, from);
+  };
+  apply_checkers(scenario_, result, reach, end,
+                 registers_ ? registers_->value(scenario_.resource.name) : 0);
+  result.trace_digest = "real";
+  result.clocks = clocks_;
+  result.story = story_;
+  std::stable_sort(result.story.begin(), result.story.end(),
+                   [](const StoryEvent& a, const StoryEvent& b) { return a.at < b.at; });
+  result.stats = ResultStats{.events = events_,
+                             .simulated_ms = end.ms_floor(),
+                             .grants = history_.grants().size(),
+                             .messages = fabric_->delivered(),
+                             .stop = stop_,
+                             .limit_hit = stop_ != "idle"};
+  judge(scenario_, result);
+
+  RealReport& report = run.report;
+  report.actions = timings_;
+  std::vector<int64_t> lates;
+  for (const ActionTiming& t : timings_) {
+    lates.push_back(t.late_us);
+    report.late_us_max = std::max(report.late_us_max, t.late_us);
+  }
+  if (!lates.empty()) {
+    std::sort(lates.begin(), lates.end());
+    report.late_us_median = lates[lates.size() / 2];
+  }
+  report.proxy_late_us_max = fabric_->delivery_lateness_max_ns() / 1000;
+  // A step and a fault closer together than the jitter seen may have happened in either order.
+  const int64_t jitter_ms = std::max<int64_t>(1, (report.late_us_max + 999) / 1000);
+  for (const ActionTiming& a : timings_) {
+    if (a.what.rfind("step ", 0) != 0) continue;
+    for (const ActionTiming& b : timings_) {
+      if (b.what.rfind("fault ", 0) != 0) continue;
+      if (std::abs(a.scheduled_ms - b.scheduled_ms) <= jitter_ms) {
+        report.warnings.push_back(a.what + " at " + std::to_string(a.scheduled_ms) + " ms and " +
+                                  b.what + " at " + std::to_string(b.scheduled_ms) +
+                                  " ms are closer than the measured jitter (" +
+                                  std::to_string(jitter_ms) + " ms): their order is not certain");
+      }
+    }
+  }
+  report.folder = folder_;
+  stop_all();
+  report.wall_ms = (monotonic_ns() - setup_started_ns_) / 1'000'000;
+  return run;
+}
+
+}  // namespace
+
+std::optional<RealRun> run_real(const Scenario& scenario, const RealOptions& options,
+                                std::string& error) {
+  if (auto reason = unstageable_reason(scenario)) {
+    error = *reason;
+    return std::nullopt;
+  }
+  RealWorld world(scenario, options);
+  if (auto failed = world.start()) {
+    error = *failed;
+    return std::nullopt;
+  }
+  world.run();
+  return world.finish();
+}
+
+}  // namespace redlock_sim::real

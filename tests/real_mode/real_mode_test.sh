@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Real-process mode, end to end: the headline scenarios staged with real redis-servers agree with
+# the simulator, bad input is refused with exit 2, and nothing (process or folder) is left behind,
+# also after Ctrl-C. Usage: real_mode_test.sh BUILD_DIR SOURCE_DIR CASE
+set -uo pipefail
+build=$1
+source_dir=$2
+case_name=$3
+cli="$build/redlock-sim"
+work=$(mktemp -d /tmp/redlock-real-mode-test-XXXXXX)
+export TMPDIR="$work/tmp"
+mkdir -p "$TMPDIR"
+cleanup() { rm -rf "$work"; }
+trap cleanup EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# Nothing of the run is left: no folder under TMPDIR, no process naming it.
+check_nothing_left() {
+  sleep 0.2
+  if [ -n "$(ls -A "$TMPDIR")" ]; then fail "left behind in TMPDIR: $(ls -A "$TMPDIR")"; fi
+  if pgrep -f "$TMPDIR/redlock-real-" >/dev/null; then
+    fail "processes left running: $(pgrep -af "$TMPDIR/redlock-real-")"
+  fi
+}
+
+case "$case_name" in
+  kleppmann)
+    # The acceptance line: MX violated with an overlap within tolerance of the sim's [2050, 9898).
+    "$cli" real "$source_dir/scenarios/kleppmann-clock-jump.json" --json "$work/k.json" >"$work/k.txt"
+    rc=$?
+    [ $rc -eq 0 ] || fail "real kleppmann-clock-jump exited $rc"
+    python3 - "$work/k.json" <<'PY' || fail "kleppmann overlap"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["verdicts"]["mutual_exclusion"] == "violated", r["verdicts"]
+o = [v for v in r["violations"] if v["kind"] == "overlap"][0]
+start, end = o["start_ms"], o["end_ms"]
+assert abs(start - 2050) <= 25 and abs(end - 9898) <= 157, (start, end)
+assert len(r["real"]["actions"]) == 4, r["real"]
+PY
+    check_nothing_left
+    ;;
+  agree)
+    # GC pause (S06), node clock jump (S01), restart without persistence (S10), partitions (S01,
+    # S10) and a held message: each agrees with the simulator.
+    "$cli" agree "$source_dir/scenarios/gc-pause-after-acquire.json" \
+      "$source_dir/scenarios/kleppmann-clock-jump.json" \
+      "$source_dir/scenarios/crash-restart-without-persistence.json" \
+      "$source_dir/tests/real_mode/held-write-short.json" >"$work/agree.txt"
+    rc=$?
+    cat "$work/agree.txt"
+    [ $rc -eq 0 ] || fail "agree exited $rc"
+    grep -q "Agreement: 4 of 4" "$work/agree.txt" || fail "not 4 of 4 in agreement"
+    check_nothing_left
+    ;;
+  bad_input)
+    "$cli" real "$source_dir/scenarios/aof-always-power-loss-is-safe.json" 2>"$work/e1"
+    rc=$?
+    [ $rc -eq 2 ] || fail "unstageable file exited $rc"
+    grep -q "cannot be staged: fault power_loss at 1000 ms" "$work/e1" || fail "message: $(cat "$work/e1")"
+    "$cli" real "$source_dir/scenarios/kleppmann-clock-jump.json" --redis-server /nonexistent/redis-server 2>"$work/e2"
+    rc=$?
+    [ $rc -eq 2 ] || fail "missing redis-server exited $rc"
+    grep -q "redis-server not found" "$work/e2" || fail "message: $(cat "$work/e2")"
+    # A port in use: hold one with a listener of our own, and ask for the nodes there.
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    python3 -c "
+import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $port)); s.listen(5); time.sleep(20)" &
+    holder=$!
+    sleep 0.5
+    "$cli" real "$source_dir/scenarios/kleppmann-clock-jump.json" --port-base "$port" 2>"$work/e3"
+    rc=$?
+    kill $holder 2>/dev/null
+    [ $rc -eq 2 ] || fail "port in use exited $rc"
+    grep -q "port $port on 127.0.0.1 is in use" "$work/e3" || fail "message: $(cat "$work/e3")"
+    check_nothing_left
+    ;;
+  interrupt)
+    # Ctrl-C in the middle of a run (A is paused by SIGSTOP then): everything is stopped.
+    "$cli" real "$source_dir/scenarios/gc-pause-after-acquire.json" >"$work/i.txt" 2>&1 &
+    harness=$!
+    sleep 2
+    kill -INT $harness
+    wait $harness
+    rc=$?
+    [ $rc -eq 1 ] || fail "interrupted run exited $rc"
+    check_nothing_left
+    ;;
+  *)
+    echo "unknown case $case_name"; exit 2 ;;
+esac
+if [ $failures -gt 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "real_mode $case_name: ok"
