@@ -17,6 +17,7 @@
 #include "cli/command.hpp"
 #include "cli/lock_wiring.hpp"
 #include "lock_impls/real/real_port.hpp"
+#include "sim/kernel/random.hpp"
 #include "sim/resource/resource.hpp"
 
 namespace redlock_sim::cli {
@@ -43,6 +44,7 @@ struct ClientConfig {
   ClientSpec spec;
   std::vector<real::Endpoint> endpoints;  // the lock's nodes, then the resource if any
   ResourceSpec resource;
+  std::optional<uint64_t> seed;  // the scenario's: draw what the simulated client would draw
 };
 
 std::optional<std::string> parse_config(const std::string& text, ClientConfig& config) {
@@ -53,6 +55,7 @@ std::optional<std::string> parse_config(const std::string& text, ClientConfig& c
     config.spec.profile = j.at("profile").get<std::string>();
     config.spec.lock = j.value("lock", std::string("lock"));
     config.spec.watchdog = j.value("watchdog", true);
+    if (j.contains("seed")) config.seed = j.at("seed").get<uint64_t>();
     if (j.contains("params")) {
       const json& params = j.at("params");
       for (auto it = params.begin(); it != params.end(); ++it)
@@ -320,7 +323,22 @@ int run_client(const std::vector<std::string>& arguments) {
   ClientConfig config;
   if (auto error = parse_config(arguments[1], config)) return bad_input("client: " + *error);
   if (auto error = registry_profile_check()(config.spec)) return bad_input("client: " + *error);
-  real::RealPort port(config.endpoints);
+  real::RealPortOptions port_options;
+  if (config.seed) {
+    // The simulator's stream for this process (sim/kernel/task_process.cpp), bytes packed the
+    // same way, so retry jitter and lock values follow the simulated run's.
+    auto random = std::make_shared<Rng>(Rng::derive(*config.seed, "process/" + config.spec.name + "/random"));
+    port_options.random_source = [random](std::span<uint8_t> out) {
+      for (std::size_t i = 0; i < out.size(); i += 8) {
+        uint64_t word = random->next_u64();
+        for (std::size_t j = i; j < out.size() && j < i + 8; ++j) {
+          out[j] = static_cast<uint8_t>(word);
+          word >>= 8;
+        }
+      }
+    };
+  }
+  real::RealPort port(config.endpoints, port_options);
   std::string error;
   std::unique_ptr<LockClient> lock = registry_lock_factory()(config.spec, port, error);
   if (!lock) return bad_input("client: " + error);

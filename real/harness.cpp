@@ -456,6 +456,7 @@ std::optional<std::string> RealWorld::start() {
                 {"lock", spec.lock},
                 {"watchdog", spec.watchdog},
                 {"params", spec.params},
+                {"seed", scenario_.seed},
                 {"nodes", nodes}};
     if (resource_id) {
       const int port = fabric_->listen_service(
@@ -903,12 +904,16 @@ void RealWorld::restart(ProcessId id) {
   }
   if (ClientRun* c = client(id)) {
     if (c->alive) return;
-    // A restarted application runs its workload again; scripted steps do not replay.
+    // A restarted application runs its workload again; scripted steps do not replay (they
+    // describe one life of the process), unless it crashed before it ever started.
     if (c->spec->workload) {
       c->finished = false;
       c->phase = ClientRun::Phase::start;
       c->iteration = 0;
+    } else if (c->started) {
+      c->finished = true;
     }
+    c->started = true;
     if (auto error = spawn_client(*c)) tell(id, "fault", "could not restart: " + *error);
   }
 }
@@ -1088,7 +1093,12 @@ void RealWorld::run() {
   schedule_faults();
   for (auto& c : clients_) {
     ClientRun* pointer = c.get();
-    loop_.at(t0_ns_, [this, pointer] { advance(*pointer); });
+    loop_.at(t0_ns_, [this, pointer] {
+      // As the simulator starts every client at time zero; one crashed before that starts at
+      // its restart.
+      pointer->started = pointer->alive;
+      advance(*pointer);
+    });
   }
   const int64_t end_ns = real_time_of_ms(scenario_.limits.duration_ms);
   while (true) {

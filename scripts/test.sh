@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds, then runs every test except those labelled `slow`: unit, property, determinism,
-# scenario, differential (against a real redis-server the tests start on loopback), golden and
+# scenario, differential (against a real redis-server the tests start on loopback), real_mode
+# (scenarios staged with real redis-servers and client processes), golden and
 # browser (the HTML reports in headless Debian chromium, driven by playwright-core from npm).
 # Extra arguments go to ctest, e.g. `scripts/test.sh -L unit`.
 set -euo pipefail

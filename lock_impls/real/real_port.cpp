@@ -168,6 +168,10 @@ Instant RealPort::monotonic_now() {
 }
 
 void RealPort::random_bytes(std::span<uint8_t> out) {
+  if (options_.random_source) {
+    options_.random_source(out);
+    return;
+  }
   for (uint8_t& b : out)
     b = static_cast<uint8_t>(random_());
 }

@@ -13,6 +13,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <span>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +38,10 @@ struct RealPortOptions {
   // The socket timeout of a node thread's connection; a request outliving it breaks the
   // connection (reconnected for the next request). Per-request timeouts are separate and shorter.
   Duration socket_timeout = Duration::from_s(30);
+  // Where random bytes come from (retry jitter, lock values); unset: a random_device-seeded
+  // generator. Real-process mode passes the simulator's own stream for the client, so a real
+  // client draws the same jitter as its simulated twin.
+  std::function<void(std::span<uint8_t>)> random_source;
 };
 
 class RealPort : public Port {
