@@ -9,7 +9,10 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <atomic>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "cli/command.hpp"
 #include "cli/lock_wiring.hpp"
@@ -38,7 +41,13 @@ std::string verdicts_text(const ScenarioResult& r) {
 
 std::string overlap_text(const Violation* v) {
   if (v == nullptr) return "none";
-  return "[" + std::to_string(v->start.ms_floor()) + ", " + std::to_string(v->end.ms_floor()) + ")";
+  // A hold with no deadline (a watchdog lock whose holder never learns) runs to the end of time.
+  const std::string end = v->end == Instant::max() ? "no end" : std::to_string(v->end.ms_floor());
+  return "[" + std::to_string(v->start.ms_floor()) + ", " + end + ")";
+}
+
+std::string ms_tenths(int64_t us) {
+  return std::to_string(us / 1000) + "." + std::to_string((us % 1000) / 100);
 }
 
 struct Row {
@@ -47,8 +56,9 @@ struct Row {
   std::optional<std::string> unstageable;
   ScenarioResult sim;
   ScenarioResult real;
-  int64_t sim_ms = 0;
+  int64_t sim_us = 0;
   int64_t real_ms = 0;
+  int64_t late_us_max = 0;  // the real run's latest scheduled action
   bool agree = false;
   bool retried = false;
   std::string why;
@@ -81,8 +91,8 @@ bool compare(const ScenarioResult& sim, const ScenarioResult& real, std::string&
   return why.empty();
 }
 
-int64_t elapsed_ms(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+int64_t elapsed_us(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
                                                                since)
       .count();
 }
@@ -97,16 +107,27 @@ std::string markdown_table(const std::vector<Row>& rows) {
   }
   out << "Agreement: " << agreeing << " of " << staged << " stageable files";
   if (staged > 0) out << " (" << (agreeing * 100 / staged) << " %)";
-  out << "; " << rows.size() - staged << " cannot be staged yet.\n\n";
+  out << "; " << rows.size() - staged << " cannot be staged yet.";
+  int64_t sim_us = 0, real_ms = 0, late_us = 0;
+  for (const Row& r : rows) {
+    if (r.unstageable) continue;
+    sim_us += r.sim_us;
+    real_ms += r.real_ms;
+    late_us = std::max(late_us, r.late_us_max);
+  }
+  out << " Wall time: " << ms_tenths(sim_us) << " ms simulated, " << real_ms
+      << " ms staged for real; the latest real action was " << ms_tenths(late_us)
+      << " ms after its scheduled time.\n\n";
   out << "| scenario | sim verdicts | real verdicts | sim first overlap | real first overlap | "
-         "agree | sim ms | real ms |\n|---|---|---|---|---|---|---|---|\n";
+         "agree | sim ms | real ms | real late, ms (max) |\n|---|---|---|---|---|---|---|---|---|\n";
   for (const Row& r : rows) {
     if (r.unstageable) continue;
     out << "| " << r.name << " | " << verdicts_text(r.sim) << " | " << verdicts_text(r.real)
         << " | " << overlap_text(first_overlap(r.sim)) << " | "
         << overlap_text(first_overlap(r.real)) << " | "
         << (r.agree ? (r.retried ? "yes (on the retry)" : "yes") : "**no**: " + r.why) << " | "
-        << r.sim_ms << " | " << r.real_ms << " |\n";
+        << ms_tenths(r.sim_us) << " | " << r.real_ms << " | " << ms_tenths(r.late_us_max)
+        << " |\n";
   }
   out << "\nNot stageable yet:\n\n| scenario | why |\n|---|---|\n";
   for (const Row& r : rows)
@@ -120,6 +141,8 @@ int run_agree(const std::vector<std::string>& arguments) {
       "markdown", po::value<std::string>(), "also write the table as Markdown to PATH")(
       "redis-server", po::value<std::string>()->default_value("redis-server"),
       "the redis-server binary (a path, or a name on PATH)")(
+      "jobs", po::value<unsigned>()->default_value(1),
+      "files staged at once (each real run mostly waits on timers; more jobs, more jitter)")(
       "files", po::value<std::vector<std::string>>(), "scenario files (default: scenarios/*.json)");
   po::positional_options_description positional;
   positional.add("files", -1);
@@ -164,34 +187,61 @@ int run_agree(const std::vector<std::string>& arguments) {
     return bad_input("agree: " + *error);
   }
   install_real_interrupt_handlers();
-  std::vector<Row> rows;
-  for (const auto& [file, scenario] : scenarios) {
-    Row row{.file = file, .name = scenario.name};
-    row.unstageable = real::unstageable_reason(scenario);
-    if (!row.unstageable) {
-      const auto sim_start = std::chrono::steady_clock::now();
-      row.sim = run_scenario(scenario, registry_lock_factory());
-      row.sim_ms = elapsed_ms(sim_start);
-      for (int attempt = 0; attempt < 2; ++attempt) {
-        std::string error;
-        const std::optional<real::RealRun> run = real::run_real(scenario, real_options_value, error);
-        if (real_interrupted) return exit_failed;
-        if (!run) return bad_input("agree: " + file + ": " + error);
-        row.real = run->result;
-        row.real_ms = run->report.wall_ms;
-        row.agree = compare(row.sim, row.real, row.why);
-        if (row.agree) break;
-        row.retried = true;
+  const unsigned jobs = std::max(1u, std::min(values["jobs"].as<unsigned>(), 8u));
+  std::vector<Row> rows(scenarios.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex output;
+  std::optional<std::string> setup_error;
+  // Each worker takes the next file; rows keep the files' order whatever finishes first.
+  const auto work = [&] {
+    while (true) {
+      const std::size_t index = next++;
+      if (index >= scenarios.size() || real_interrupted) return;
+      const auto& [file, scenario] = scenarios[index];
+      Row& row = rows[index];
+      row.file = file;
+      row.name = scenario.name;
+      row.unstageable = real::unstageable_reason(scenario);
+      if (!row.unstageable) {
+        const auto sim_start = std::chrono::steady_clock::now();
+        row.sim = run_scenario(scenario, registry_lock_factory());
+        row.sim_us = elapsed_us(sim_start);
+        for (int attempt = 0; attempt < 2; ++attempt) {
+          std::string error;
+          const std::optional<real::RealRun> run =
+              real::run_real(scenario, real_options_value, error);
+          if (real_interrupted) return;
+          if (!run) {
+            std::lock_guard<std::mutex> lock(output);
+            setup_error = file + ": " + error;
+            return;
+          }
+          row.real = run->result;
+          row.real_ms = run->report.wall_ms;
+          row.late_us_max = run->report.late_us_max;
+          row.agree = compare(row.sim, row.real, row.why);
+          if (row.agree) break;
+          row.retried = true;
+        }
       }
-      std::printf("%-58s %s\n", scenario.name.c_str(),
-                  row.agree ? (row.retried ? "agrees (on the retry)" : "agrees")
-                            : ("DISAGREES: " + row.why).c_str());
-    } else {
-      std::printf("%-58s not stageable: %s\n", scenario.name.c_str(), row.unstageable->c_str());
+      std::lock_guard<std::mutex> lock(output);
+      if (row.unstageable) {
+        std::printf("%-58s not stageable: %s\n", row.name.c_str(), row.unstageable->c_str());
+      } else {
+        std::printf("%-58s %s\n", row.name.c_str(),
+                    row.agree ? (row.retried ? "agrees (on the retry)" : "agrees")
+                              : ("DISAGREES: " + row.why).c_str());
+      }
+      std::fflush(stdout);
     }
-    std::fflush(stdout);
-    rows.push_back(std::move(row));
-  }
+  };
+  std::vector<std::thread> workers;
+  for (unsigned i = 0; i < jobs; ++i)
+    workers.emplace_back(work);
+  for (std::thread& worker : workers)
+    worker.join();
+  if (real_interrupted) return exit_failed;
+  if (setup_error) return bad_input("agree: " + *setup_error);
   const std::string table = markdown_table(rows);
   std::printf("\n%s", table.c_str());
   if (values.count("markdown") && !write_file(values["markdown"].as<std::string>(), table)) {

@@ -35,6 +35,8 @@ nlohmann::json timing_json(const real::RealReport& report) {
 int run_real_command(const std::vector<std::string>& arguments) {
   po::options_description options("redlock-sim real FILE [options]");
   options.add_options()("help,h", "show this help")(
+      "seed", po::value<uint64_t>(),
+      "root seed (default: the scenario's): the network's draws and each client's random bytes")(
       "json", po::value<std::string>(), "write the JSON result to PATH ('-': standard output)")(
       "timeline", "print the whole run as a text timeline in true time")(
       "html", po::value<std::string>(), "write a self-contained HTML report to PATH")(
@@ -61,7 +63,8 @@ int run_real_command(const std::vector<std::string>& arguments) {
   const std::string file = values["file"].as<std::string>();
   const std::optional<Scenario> loaded = load_scenario(file, registry_profile_check());
   if (!loaded) return exit_bad_input;
-  const Scenario& scenario = *loaded;
+  Scenario scenario = *loaded;
+  if (values.count("seed")) scenario.seed = values["seed"].as<uint64_t>();
   if (auto reason = real::unstageable_reason(scenario)) {
     return bad_input("real: " + file + ": cannot be staged: " + *reason);
   }
@@ -106,7 +109,8 @@ int run_real_command(const std::vector<std::string>& arguments) {
     return exit_bad_input;
   }
   std::FILE* people = json_to_stdout ? stderr : stdout;
-  const std::string command = "redlock-sim real " + file;
+  const std::string command =
+      "redlock-sim real " + file + " --seed " + std::to_string(scenario.seed);
   std::string text = summary_text(result, scenario.description + " [staged for real]", command);
   text += real_timing_text(run->report);
   if (values.count("timeline")) text += "\n" + timeline_text(result);

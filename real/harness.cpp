@@ -188,6 +188,7 @@ class RealWorld {
   void schedule_fault(const FaultSpec& fault);
   void crash(const FaultSpec& fault);
   void restart(ProcessId id);
+  void watch_restart(ProcessId id, int64_t give_up_ns);
   void arm_restart(ProcessId id);
   void step_clock(ProcessId id, int64_t delta_ns);
   void pause(ProcessId id, bool stop);
@@ -887,19 +888,7 @@ void RealWorld::restart(ProcessId id) {
       tell(id, "fault", "could not restart: " + *error);
       return;
     }
-    // Wait for it here: a restart is rare, and what it loaded is what the probe asks about.
-    if (wait_until_ready(*n, 5'000)) return;
-    PendingRestart& p = restarts_[id];
-    if (p.keys_before > 0) {
-      const std::optional<std::string> size = loopback_command(n->port, {"DBSIZE"}, 500);
-      if (size && size->size() > 1 && (*size)[0] == ':') {
-        const int64_t after = std::stoll(size->substr(1));
-        if (after < p.keys_before) history_.probe("key_lost_on_restart");
-        tell(id, "cluster",
-             "restart: loaded " + std::to_string(after) + " key(s) (" +
-                 std::to_string(std::max<int64_t>(0, p.keys_before - after)) + " lost)");
-      }
-    }
+    watch_restart(id, monotonic_ns() + 5'000'000'000);
     return;
   }
   if (ClientRun* c = client(id)) {
@@ -916,6 +905,33 @@ void RealWorld::restart(ProcessId id) {
     c->started = true;
     if (auto error = spawn_client(*c)) tell(id, "fault", "could not restart: " + *error);
   }
+}
+
+// Polls a restarted node until it answers (without blocking the loop: the other processes' timers
+// go on), then asks what it loaded, for the key_lost_on_restart probe.
+void RealWorld::watch_restart(ProcessId id, int64_t give_up_ns) {
+  NodeRun* n = node(id);
+  if (n == nullptr || !n->process.running()) return;
+  if (!n->paused) {
+    if (auto reply = loopback_command(n->port, {"PING"}, 50); reply && *reply == "+PONG\r\n") {
+      PendingRestart& p = restarts_[id];
+      if (p.keys_before <= 0) return;
+      const std::optional<std::string> size = loopback_command(n->port, {"DBSIZE"}, 500);
+      if (size && size->size() > 1 && (*size)[0] == ':') {
+        const int64_t after = std::stoll(size->substr(1));
+        if (after < p.keys_before) history_.probe("key_lost_on_restart");
+        tell(id, "cluster",
+             "restart: loaded " + std::to_string(after) + " key(s) (" +
+                 std::to_string(std::max<int64_t>(0, p.keys_before - after)) + " lost)");
+      }
+      return;
+    }
+  }
+  if (monotonic_ns() > give_up_ns) {
+    tell(id, "fault", "did not answer within 5 s of its restart");
+    return;
+  }
+  loop_.at(monotonic_ns() + 2'000'000, [this, id, give_up_ns] { watch_restart(id, give_up_ns); });
 }
 
 void RealWorld::crash(const FaultSpec& fault) {
@@ -1097,6 +1113,11 @@ void RealWorld::run() {
       // As the simulator starts every client at time zero; one crashed before that starts at
       // its restart.
       pointer->started = pointer->alive;
+      const std::vector<StepSpec>& steps = pointer->spec->steps;
+      if (pointer->alive && !pointer->spec->workload && !steps.empty() && steps[0].at_ms &&
+          *steps[0].at_ms <= 0) {
+        timed(std::string("step ") + step_kind_name(steps[0].kind) + " " + pointer->spec->name, 0);
+      }
       advance(*pointer);
     });
   }
@@ -1147,6 +1168,7 @@ RealRun RealWorld::finish() {
   apply_checkers(scenario_, result, reach, end,
                  registers_ ? registers_->value(scenario_.resource.name) : 0);
   result.trace_digest = "real";
+  result.staged_for_real = true;
   result.clocks = clocks_;
   result.story = story_;
   std::stable_sort(result.story.begin(), result.story.end(),

@@ -203,8 +203,10 @@ std::string header(const ScenarioResult& result, const Scenario& scenario,
   out += "<p class=\"story\" id=\"story\">" + story_paragraph(model) + "</p>";
   out += "<p class=\"meta\">seed " + std::to_string(result.seed) + " · " +
          std::to_string(result.stats.events) + " events · " +
-         std::to_string(result.stats.simulated_ms) + " ms simulated · trace digest " +
-         escape(result.trace_digest) + " · reproduce: <code>redlock-sim run " +
+         std::to_string(result.stats.simulated_ms) +
+         (result.staged_for_real ? " ms staged for real with redis-servers"
+                                 : " ms simulated · trace digest " + escape(result.trace_digest)) +
+         " · reproduce: <code>redlock-sim " + (result.staged_for_real ? "real " : "run ") +
          escape(scenario.source.empty() ? result.scenario + ".json" : scenario.source) +
          " --seed " + std::to_string(result.seed) + " --html report.html</code></p></header>";
   return out;

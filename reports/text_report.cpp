@@ -126,11 +126,18 @@ std::string summary_text(const ScenarioResult& result, const std::string& descri
         format("\nLongest wait with the lock wanted and held by nobody: %lld ms\n",
                static_cast<long long>(result.liveness_detail.longest_unavailability->ms_floor()));
   }
-  out += format("\n%llu events, %lld ms simulated, %llu grant(s), trace digest %s (%s)\n",
-                static_cast<unsigned long long>(result.stats.events),
-                static_cast<long long>(result.stats.simulated_ms),
-                static_cast<unsigned long long>(result.stats.grants), result.trace_digest.c_str(),
-                result.stats.stop.c_str());
+  if (result.staged_for_real) {
+    out += format("\n%llu client events, %lld ms staged for real, %llu grant(s) (%s)\n",
+                  static_cast<unsigned long long>(result.stats.events),
+                  static_cast<long long>(result.stats.simulated_ms),
+                  static_cast<unsigned long long>(result.stats.grants), result.stats.stop.c_str());
+  } else {
+    out += format("\n%llu events, %lld ms simulated, %llu grant(s), trace digest %s (%s)\n",
+                  static_cast<unsigned long long>(result.stats.events),
+                  static_cast<long long>(result.stats.simulated_ms),
+                  static_cast<unsigned long long>(result.stats.grants),
+                  result.trace_digest.c_str(), result.stats.stop.c_str());
+  }
   if (result.expectations_met) {
     out += "Expectations: met\n";
   } else {

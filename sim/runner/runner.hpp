@@ -73,6 +73,8 @@ struct ScenarioResult {
   std::vector<std::string> expectation_failures;
   std::string trace_digest;
   ResultStats stats;
+  // Staged with real processes (real/), not simulated: reports say so and name `real`.
+  bool staged_for_real = false;
 
   // For reports.
   std::vector<ProcessInfo> processes;
