@@ -1199,7 +1199,10 @@ RealRun RealWorld::finish() {
     if (a.what.rfind("step ", 0) != 0) continue;
     for (const ActionTiming& b : timings_) {
       if (b.what.rfind("fault ", 0) != 0) continue;
-      if (std::abs(a.scheduled_ms - b.scheduled_ms) <= jitter_ms) {
+      // Equal times keep the simulator's order (faults are scheduled first in both worlds);
+      // distinct times closer than the jitter may swap.
+      const int64_t apart_ms = std::abs(a.scheduled_ms - b.scheduled_ms);
+      if (apart_ms > 0 && apart_ms <= jitter_ms) {
         report.warnings.push_back(a.what + " at " + std::to_string(a.scheduled_ms) + " ms and " +
                                   b.what + " at " + std::to_string(b.scheduled_ms) +
                                   " ms are closer than the measured jitter (" +
@@ -1207,6 +1210,9 @@ RealRun RealWorld::finish() {
       }
     }
   }
+  std::sort(report.warnings.begin(), report.warnings.end());
+  report.warnings.erase(std::unique(report.warnings.begin(), report.warnings.end()),
+                        report.warnings.end());
   report.folder = folder_;
   stop_all();
   report.wall_ms = (monotonic_ns() - setup_started_ns_) / 1'000'000;

@@ -37,7 +37,9 @@ assert r["verdicts"]["mutual_exclusion"] == "violated", r["verdicts"]
 o = [v for v in r["violations"] if v["kind"] == "overlap"][0]
 start, end = o["start_ms"], o["end_ms"]
 assert abs(start - 2050) <= 25 and abs(end - 9898) <= 157, (start, end)
-assert len(r["real"]["actions"]) == 4, r["real"]
+# Two partitions, the clock step, A's and B's acquire, each with how late it happened.
+assert len(r["real"]["actions"]) == 5, r["real"]
+assert all(a["late_us"] >= 0 for a in r["real"]["actions"]), r["real"]
 PY
     check_nothing_left
     ;;
