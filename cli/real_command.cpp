@@ -5,6 +5,7 @@
 // cannot be staged (nothing is left running either way).
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <algorithm>
 #include <functional>
 
 #include "cli/command.hpp"
@@ -44,7 +45,13 @@ int run_real_command(const std::vector<std::string>& arguments) {
       "the redis-server binary (a path, or a name on PATH)")(
       "port-base", po::value<unsigned>(),
       "put the nodes on ports N, N+1, ... of 127.0.0.1 (default: free ports)")(
-      "keep-folder", "keep the run's temporary folder (node and client logs)");
+      "keep-folder", "keep the run's temporary folder (node and client logs)")(
+      "driver", po::value<std::string>(),
+      "run the clients whose profile the named driver of drivers/ covers with the real library")(
+      "driver-command", po::value<std::string>(),
+      "run clients with this command instead (a driver of your own; see docs/real-mode.md)")(
+      "driver-profiles", po::value<std::string>(),
+      "with --driver-command: only the clients of these profiles (comma-separated)");
   po::variables_map values;
   if (auto done = parse_with_file(
           arguments, options, "real",
@@ -80,6 +87,36 @@ int run_real_command(const std::vector<std::string>& arguments) {
     real_options_value.port_base = static_cast<int>(base);
   }
   real_options_value.keep_folder = values.count("keep-folder") > 0;
+  if (values.count("driver") && values.count("driver-command")) {
+    return bad_input("real: --driver and --driver-command exclude each other");
+  }
+  if (values.count("driver-profiles") && !values.count("driver-command")) {
+    return bad_input("real: --driver-profiles goes with --driver-command");
+  }
+  if (values.count("driver")) {
+    real::DriverSpec driver;
+    if (auto error = driver_by_name(values["driver"].as<std::string>(), driver)) {
+      return bad_input("real: " + *error);
+    }
+    const bool used = std::any_of(scenario.clients.begin(), scenario.clients.end(),
+                                  [&](const ClientSpec& c) {
+                                    return std::find(driver.profiles.begin(), driver.profiles.end(),
+                                                     c.profile) != driver.profiles.end();
+                                  });
+    if (!used) {
+      return bad_input("real: no client of " + file + " has a profile driver " + driver.name +
+                       " runs");
+    }
+    real_options_value.drivers.push_back(std::move(driver));
+  }
+  if (values.count("driver-command")) {
+    std::vector<std::string> profiles;
+    if (values.count("driver-profiles")) {
+      profiles = split_list(values["driver-profiles"].as<std::string>());
+    }
+    real_options_value.drivers.push_back(
+        driver_from_command(values["driver-command"].as<std::string>(), profiles));
+  }
   install_real_interrupt_handlers();
   std::string error;
   const std::optional<real::RealRun> run = real::run_real(scenario, real_options_value, error);

@@ -3,7 +3,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace redlock_sim::cli {
@@ -63,6 +66,69 @@ std::optional<std::string> real_options(const std::string& redis_server, real::R
   return std::nullopt;
 }
 
+std::optional<std::string> driver_manifests(std::vector<DriverManifest>& out) {
+  const std::filesystem::path root = std::filesystem::path(REDLOCK_SOURCE_DIR) / "drivers";
+  std::error_code error;
+  if (!std::filesystem::is_directory(root, error)) return std::nullopt;
+  std::vector<std::filesystem::path> manifests;
+  for (const auto& entry : std::filesystem::directory_iterator(root, error)) {
+    const std::filesystem::path manifest = entry.path() / "driver.json";
+    if (std::filesystem::exists(manifest)) manifests.push_back(manifest);
+  }
+  std::sort(manifests.begin(), manifests.end());
+  for (const std::filesystem::path& manifest : manifests) {
+    std::ifstream in(manifest);
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    try {
+      if (j.is_discarded()) throw std::runtime_error("not JSON");
+      DriverManifest d{.name = j.at("name").get<std::string>(),
+                       .library = j.value("library", std::string()),
+                       .profiles = j.at("profiles").get<std::vector<std::string>>(),
+                       .command = j.at("command").get<std::vector<std::string>>(),
+                       .requires_programs =
+                           j.value("requires", std::vector<std::string>()),
+                       .folder = manifest.parent_path().string()};
+      if (d.command.empty()) throw std::runtime_error("empty command");
+      out.push_back(std::move(d));
+    } catch (const std::exception& e) {
+      return manifest.string() + ": " + e.what();
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> driver_by_name(const std::string& name, real::DriverSpec& out) {
+  std::vector<DriverManifest> manifests;
+  if (auto error = driver_manifests(manifests)) return error;
+  std::string known;
+  for (const DriverManifest& d : manifests) {
+    known += (known.empty() ? "" : ", ") + d.name;
+    if (d.name != name) continue;
+    for (const std::string& program : d.requires_programs) {
+      if (!find_program(program)) {
+        return "driver " + name + " needs '" + program + "' on PATH: install it (" +
+               "scripts/install-drivers.sh installs every driver's toolchain and packages)";
+      }
+    }
+    out = real::DriverSpec{.name = d.name,
+                           .profiles = d.profiles,
+                           .argv = d.command,
+                           .working_directory = d.folder};
+    return std::nullopt;
+  }
+  return "unknown driver '" + name + "' (drivers: " + (known.empty() ? "none" : known) + ")";
+}
+
+real::DriverSpec driver_from_command(const std::string& command,
+                                     const std::vector<std::string>& profiles) {
+  // `sh -c 'CMD "$@"' driver --config JSON`: the command as the user would type it, with the
+  // configuration appended as its own arguments.
+  return real::DriverSpec{.name = "command '" + command + "'",
+                          .profiles = profiles,
+                          .argv = {"/bin/sh", "-c", command + " \"$@\"", "driver"},
+                          .working_directory = {}};
+}
+
 std::string real_timing_text(const real::RealReport& report) {
   std::ostringstream out;
   const auto ms = [](int64_t us) {
@@ -77,6 +143,8 @@ std::string real_timing_text(const real::RealReport& report) {
   for (const real::ActionTiming& a : report.actions) {
     out << "  " << a.scheduled_ms << " ms  " << a.what << "  late " << ms(a.late_us) << "\n";
   }
+  for (const std::string& driver : report.drivers)
+    out << "  client " << driver << "\n";
   for (const std::string& warning : report.warnings)
     out << "  warning: " << warning << "\n";
   return out.str();

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "real/harness.hpp"
 
@@ -17,6 +18,24 @@ void install_real_interrupt_handlers();
 // The harness's options from the executable's own location (the shim is built beside it) and
 // the redis-server binary; an error text (for exit 2) when something is missing.
 std::optional<std::string> real_options(const std::string& redis_server, real::RealOptions& out);
+
+// A driver of drivers/<name>/driver.json (docs/real-mode.md, "Drivers").
+struct DriverManifest {
+  std::string name;
+  std::string library;  // the library and version it runs, e.g. "npm redlock 5.0.0-beta.2"
+  std::vector<std::string> profiles;
+  std::vector<std::string> command;
+  std::vector<std::string> requires_programs;  // toolchain programs it needs on PATH
+  std::string folder;
+};
+// Every driver manifest of the source tree, by name; an error text for a malformed one.
+std::optional<std::string> driver_manifests(std::vector<DriverManifest>& out);
+// The harness's spec for a named driver, checking its toolchain; an error text (exit 2) if not.
+std::optional<std::string> driver_by_name(const std::string& name, real::DriverSpec& out);
+// A library author's own command (run through /bin/sh), for the clients of `profiles` (all when
+// empty).
+real::DriverSpec driver_from_command(const std::string& command,
+                                     const std::vector<std::string>& profiles);
 
 // "Real run: 12 scheduled actions, late by 0.21 ms median, 1.9 ms at most; ..." and warnings.
 std::string real_timing_text(const real::RealReport& report);

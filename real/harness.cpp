@@ -197,6 +197,7 @@ class RealWorld {
 
   NodeRun* node(ProcessId id);
   ClientRun* client(ProcessId id);
+  const DriverSpec* driver_for(const ClientSpec& client) const;
   Instant stamp(const json& event, const char* key) const;
 
   const Scenario& scenario_;
@@ -228,10 +229,21 @@ class RealWorld {
   };
   std::map<ProcessId, PendingRestart> restarts_;
   std::vector<ActionTiming> timings_;
+  std::vector<std::string> driver_notes_;
   uint64_t events_ = 0;
   std::string stop_ = "idle";
   bool duration_reached_ = false;
 };
+
+const DriverSpec* RealWorld::driver_for(const ClientSpec& client) const {
+  for (const DriverSpec& driver : options_.drivers) {
+    if (driver.profiles.empty() || std::find(driver.profiles.begin(), driver.profiles.end(),
+                                             client.profile) != driver.profiles.end()) {
+      return &driver;
+    }
+  }
+  return nullptr;
+}
 
 NodeRun* RealWorld::node(ProcessId id) {
   for (auto& n : nodes_)
@@ -339,6 +351,11 @@ std::optional<std::string> RealWorld::spawn_client(ClientRun& c) {
                      .log_path = folder_ + "/client-" + c.spec->name + ".log",
                      .pipe_stdin = true,
                      .pipe_stdout = true};
+  if (const DriverSpec* driver = driver_for(*c.spec)) {
+    spawn.argv = driver->argv;
+    spawn.argv.insert(spawn.argv.end(), {"--config", c.config});
+    spawn.working_directory = driver->working_directory;
+  }
   if (auto error = c.process.start(spawn)) return "client " + c.spec->name + ": " + *error;
   c.alive = true;
   c.ready = false;
@@ -491,6 +508,12 @@ std::optional<std::string> RealWorld::start() {
     if (!c->ready) return "client " + c->spec->name + " did not start within 10 s";
   }
 
+  for (auto& c : clients_) {
+    if (const DriverSpec* driver = driver_for(*c->spec)) {
+      driver_notes_.push_back(c->spec->name + ": driver " + driver->name);
+    }
+  }
+  // Time starts: true time zero is now, plus a margin for scheduling.
   t0_ns_ = monotonic_ns() + 20'000'000;
   fabric_->set_start(t0_ns_);
   const int64_t realtime_at_t0 = realtime_ns() - monotonic_ns() + t0_ns_;
@@ -1214,6 +1237,7 @@ RealRun RealWorld::finish() {
   report.warnings.erase(std::unique(report.warnings.begin(), report.warnings.end()),
                         report.warnings.end());
   report.folder = folder_;
+  report.drivers = driver_notes_;
   stop_all();
   report.wall_ms = (monotonic_ns() - setup_started_ns_) / 1'000'000;
   return run;

@@ -25,12 +25,22 @@
 
 namespace redlock_sim::real {
 
+// A client program other than `redlock-sim client`: a driver running a real library (drivers/),
+// or a library author's own, speaking the line protocol of docs/real-mode.md.
+struct DriverSpec {
+  std::string name;
+  std::vector<std::string> profiles;  // the clients it runs; empty: every client
+  std::vector<std::string> argv;      // the command; `--config JSON` is appended
+  std::string working_directory;      // where it runs (empty: the harness's)
+};
+
 struct RealOptions {
   std::string redis_server = "redis-server";  // a path, or a name looked up on PATH
   std::string client_program;                 // the redlock-sim executable (its `client`)
   std::string shim_library;                   // the clock shim's .so
   std::optional<int> port_base;               // nodes on port_base, port_base+1, ...
   bool keep_folder = false;                   // keep the run's temporary folder (logs)
+  std::vector<DriverSpec> drivers;            // the first whose profiles match runs a client
   // Set (by a signal handler) to stop the run early; everything is still cleaned up.
   const volatile std::sig_atomic_t* interrupted = nullptr;
 };
@@ -50,6 +60,7 @@ struct RealReport {
   std::vector<std::string> warnings;  // a step and a fault closer than the measured jitter
   int64_t wall_ms = 0;                // the whole real run, set-up and clean-up included
   std::string folder;                 // where logs were (kept only with keep_folder)
+  std::vector<std::string> drivers;   // "A: driver node-redlock-5" for clients a driver ran
 };
 
 struct RealRun {

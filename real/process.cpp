@@ -77,6 +77,11 @@ std::optional<std::string> ChildProcess::start(const SpawnOptions& options) {
       if (null >= 0) ::dup2(null, STDIN_FILENO);
     }
     if (options.pipe_stdout) ::dup2(out_pipe[1], STDOUT_FILENO);
+    if (!options.working_directory.empty() && ::chdir(options.working_directory.c_str()) != 0) {
+      const int code = errno;
+      (void)!::write(error_pipe[1], &code, sizeof(code));
+      ::_exit(127);
+    }
     ::execvpe(argv[0], argv.data(), envp.data());
     const int code = errno;
     (void)!::write(error_pipe[1], &code, sizeof(code));
