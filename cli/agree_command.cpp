@@ -141,6 +141,8 @@ int run_agree(const std::vector<std::string>& arguments) {
       "markdown", po::value<std::string>(), "also write the table as Markdown to PATH")(
       "redis-server", po::value<std::string>()->default_value("redis-server"),
       "the redis-server binary (a path, or a name on PATH)")(
+      "driver", po::value<std::string>(),
+      "stage the clients whose profile this driver of drivers/ covers with the real library")(
       "jobs", po::value<unsigned>()->default_value(1),
       "files staged at once (each real run mostly waits on timers; more jobs, more jitter)")(
       "files", po::value<std::vector<std::string>>(), "scenario files (default: scenarios/*.json)");
@@ -185,6 +187,13 @@ int run_agree(const std::vector<std::string>& arguments) {
   real::RealOptions real_options_value;
   if (auto error = real_options(values["redis-server"].as<std::string>(), real_options_value)) {
     return bad_input("agree: " + *error);
+  }
+  if (values.count("driver")) {
+    real::DriverSpec driver;
+    if (auto error = driver_by_name(values["driver"].as<std::string>(), driver)) {
+      return bad_input("agree: " + *error);
+    }
+    real_options_value.drivers.push_back(std::move(driver));
   }
   install_real_interrupt_handlers();
   const unsigned jobs = std::max(1u, std::min(values["jobs"].as<unsigned>(), 8u));
