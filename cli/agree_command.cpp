@@ -80,9 +80,14 @@ bool compare(const ScenarioResult& sim, const ScenarioResult& real, std::string&
   const Violation* a = first_overlap(sim);
   const Violation* b = first_overlap(real);
   if (a != nullptr && b != nullptr) {
-    const int64_t tolerance_ms = std::max<int64_t>(25, (a->end - a->start).ms_floor() / 50);
+    // An overlap with no end (a hold nobody ends) has no length to take 2 % of: 25 ms, and
+    // both must be endless.
+    const bool endless = a->end == Instant::max() || b->end == Instant::max();
+    const int64_t tolerance_ms =
+        endless ? 25 : std::max<int64_t>(25, (a->end - a->start).ms_floor() / 50);
     const int64_t start_gap = std::abs(a->start.ms_floor() - b->start.ms_floor());
-    const int64_t end_gap = std::abs(a->end.ms_floor() - b->end.ms_floor());
+    const int64_t end_gap = endless ? (a->end == b->end ? 0 : INT64_MAX)
+                                    : std::abs(a->end.ms_floor() - b->end.ms_floor());
     if (start_gap > tolerance_ms || end_gap > tolerance_ms) {
       why += std::string(why.empty() ? "" : "; ") + "first overlap " + overlap_text(a) +
              " vs " + overlap_text(b) + " (tolerance " + std::to_string(tolerance_ms) + " ms)";
@@ -202,7 +207,7 @@ int run_agree(const std::vector<std::string>& arguments) {
   std::mutex output;
   std::optional<std::string> setup_error;
   // Each worker takes the next file; rows keep the files' order whatever finishes first.
-  const auto work = [&] {
+  const auto work_files = [&] {
     while (true) {
       const std::size_t index = next++;
       if (index >= scenarios.size() || real_interrupted) return;
@@ -242,6 +247,15 @@ int run_agree(const std::vector<std::string>& arguments) {
                               : ("DISAGREES: " + row.why).c_str());
       }
       std::fflush(stdout);
+    }
+  };
+  // No exception may leave a worker thread (std::terminate would skip every clean-up).
+  const auto work = [&] {
+    try {
+      work_files();
+    } catch (const std::exception& error) {
+      std::lock_guard<std::mutex> lock(output);
+      setup_error = std::string("internal error: ") + error.what();
     }
   };
   std::vector<std::thread> workers;

@@ -31,6 +31,9 @@ int64_t clock_ns(clockid_t clock) {
   return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
 }
 
+// Words drawn from the random stream so far (every event reports it, so a restart can go on).
+uint64_t random_words = 0;
+
 const char* clock_name(ClockKind kind) {
   return kind == ClockKind::wall ? "wall" : "monotonic";
 }
@@ -45,6 +48,7 @@ struct ClientConfig {
   std::vector<real::Endpoint> endpoints;  // the lock's nodes, then the resource if any
   ResourceSpec resource;
   std::optional<uint64_t> seed;  // the scenario's: draw what the simulated client would draw
+  uint64_t random_skip = 0;      // words an earlier life of this client drew from the stream
 };
 
 std::optional<std::string> parse_config(const std::string& text, ClientConfig& config) {
@@ -56,6 +60,7 @@ std::optional<std::string> parse_config(const std::string& text, ClientConfig& c
     config.spec.lock = j.value("lock", std::string("lock"));
     config.spec.watchdog = j.value("watchdog", true);
     if (j.contains("seed")) config.seed = j.at("seed").get<uint64_t>();
+    config.random_skip = j.value("random_skip", uint64_t{0});
     if (j.contains("params")) {
       const json& params = j.at("params");
       for (auto it = params.begin(); it != params.end(); ++it)
@@ -138,6 +143,7 @@ class RealClient {
  private:
   void emit(json event) {
     event["mono_ns"] = clock_ns(CLOCK_MONOTONIC);
+    event["random_words"] = random_words;
     event["wall_ns"] = clock_ns(CLOCK_REALTIME);
     const std::string text = event.dump() + "\n";
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -164,28 +170,31 @@ class RealClient {
     lease_ = grant.lease;
     grant_id_ = 0;
     fencing_token_ = lease_->fencing_token;
+    // Grants are numbered by the process (a re-entrant lock gives every grant the same value).
+    const uint64_t number = ++leases_;
     json event{{"event", "granted"},
                {"start_mono_ns", started},
                {"attempts", grant.attempts},
+               {"lease", number},
                {"value", lease_->value},
                {"deadline", deadline_json(lease_->deadline)}};
     if (lease_->fencing_token) event["fencing_token"] = *lease_->fencing_token;
     emit(std::move(event));
-    lease_->on_lost = [this](const Lease& lease) {
-      emit({{"event", "lost"}, {"value", lease.value}, {"reason", lease.lost_reason}});
+    lease_->on_lost = [this, number](const Lease& lease) {
+      emit({{"event", "lost"}, {"lease", number}, {"reason", lease.lost_reason}});
     };
-    lease_->on_renewed = [this](const Lease& lease) {
-      emit({{"event", "renewed"}, {"value", lease.value}, {"deadline", deadline_json(lease.deadline)}});
+    lease_->on_renewed = [this, number](const Lease& lease) {
+      emit({{"event", "renewed"}, {"lease", number}, {"deadline", deadline_json(lease.deadline)}});
     };
     if (config_.spec.watchdog && lock_->has_watchdog()) {
-      port_.spawn(watch(lease_));
+      port_.spawn(watch(lease_, number));
     }
   }
 
-  Task<void> watch(std::shared_ptr<Lease> lease) {
-    emit({{"event", "watchdog_started"}, {"value", lease->value}});
+  Task<void> watch(std::shared_ptr<Lease> lease, uint64_t number) {
+    emit({{"event", "watchdog_started"}, {"lease", number}});
     co_await lock_->run_watchdog(lease);
-    emit({{"event", "watchdog_stopped"}, {"value", lease->value}});
+    emit({{"event", "watchdog_stopped"}, {"lease", number}});
   }
 
   Task<void> release(int64_t started) {
@@ -306,6 +315,7 @@ class RealClient {
   std::optional<int64_t> fencing_token_;
   std::vector<Held> outer_;
   int64_t last_read_ = 0;
+  uint64_t leases_ = 0;
 };
 
 int run_client(const std::vector<std::string>& arguments) {
@@ -327,9 +337,16 @@ int run_client(const std::vector<std::string>& arguments) {
   if (config.seed) {
     // The simulator's stream for this process (sim/kernel/task_process.cpp), bytes packed the
     // same way, so retry jitter and lock values follow the simulated run's.
-    auto random = std::make_shared<Rng>(Rng::derive(*config.seed, "process/" + config.spec.name + "/random"));
+    // A restarted client goes on where its earlier life stopped, as the simulated process's
+    // one stream does.
+    auto random = std::make_shared<Rng>(
+        Rng::derive(*config.seed, "process/" + config.spec.name + "/random"));
+    for (uint64_t i = 0; i < config.random_skip; ++i)
+      random->next_u64();
+    random_words = config.random_skip;
     port_options.random_source = [random](std::span<uint8_t> out) {
       for (std::size_t i = 0; i < out.size(); i += 8) {
+        ++random_words;
         uint64_t word = random->next_u64();
         for (std::size_t j = i; j < out.size() && j < i + 8; ++j) {
           out[j] = static_cast<uint8_t>(word);

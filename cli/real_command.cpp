@@ -120,11 +120,11 @@ int run_real_command(const std::vector<std::string>& arguments) {
   install_real_interrupt_handlers();
   std::string error;
   const std::optional<real::RealRun> run = real::run_real(scenario, real_options_value, error);
-  if (!run) return bad_input("real: " + file + ": " + error);
   if (real_interrupted) {
     std::fprintf(stderr, "redlock-sim real: interrupted; everything it started is stopped\n");
     return exit_failed;
   }
+  if (!run) return bad_input("real: " + file + ": " + error);
   const ScenarioResult& result = run->result;
 
   const bool json_to_stdout = values.count("json") && values["json"].as<std::string>() == "-";

@@ -4,7 +4,10 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include "real/process.hpp"
 #include "real/resp.hpp"
@@ -51,6 +54,7 @@ int Fabric::open_listener(Listener listener) {
     ::close(fd);
     return -1;
   }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);  // a spurious wake never blocks
   listener.fd = fd;
   listeners_.push_back(std::make_unique<Listener>(std::move(listener)));
   Listener* stored = listeners_.back().get();
@@ -84,7 +88,8 @@ void Fabric::on_client_readable(uint64_t id) {
   Connection* c = find(id);
   if (c == nullptr) return;
   char chunk[16384];
-  const ssize_t n = ::recv(c->client_fd, chunk, sizeof(chunk), 0);
+  const ssize_t n = ::recv(c->client_fd, chunk, sizeof(chunk), MSG_DONTWAIT);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
   if (n <= 0) {
     loop_.unwatch(c->client_fd);
     ::close(c->client_fd);
@@ -162,7 +167,8 @@ void Fabric::on_upstream_readable(uint64_t id) {
   Connection* c = find(id);
   if (c == nullptr) return;
   char chunk[16384];
-  const ssize_t n = ::recv(c->upstream_fd, chunk, sizeof(chunk), 0);
+  const ssize_t n = ::recv(c->upstream_fd, chunk, sizeof(chunk), MSG_DONTWAIT);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
   if (n <= 0) {
     // The node went away (killed, restarted): the connection is broken; the next message opens
     // a new one.

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -149,7 +150,10 @@ struct ClientRun {
   // What the history knows: the current grant and the ones it re-entered.
   uint64_t grant_id = 0;
   std::vector<uint64_t> outer;
-  std::map<std::string, uint64_t> grant_by_value;
+  std::map<uint64_t, uint64_t> grant_by_lease;  // the process's lease number -> grant id
+  bool skip_write = false;                       // the workload's read failed: no write
+  uint64_t random_words = 0;                     // drawn by its lives so far
+  nlohmann::json config_json;
   int watchdogs = 0;
   int generation = 0;
 };
@@ -157,7 +161,7 @@ struct ClientRun {
 class RealWorld {
  public:
   RealWorld(const Scenario& scenario, const RealOptions& options)
-      : scenario_(scenario), options_(options), network_(Rng::derive(scenario.seed, "real/network").next_u64()) {}
+      : scenario_(scenario), options_(options), network_(scenario.seed) {}
   ~RealWorld() { stop_all(); }
 
   std::optional<std::string> start();
@@ -176,6 +180,8 @@ class RealWorld {
   std::optional<std::string> wait_until_ready(NodeRun& node, int timeout_ms);
   std::optional<std::string> spawn_client(ClientRun& client);
   void on_client_output(ClientRun& client);
+  bool read_client_output(ClientRun& client);
+  void dispatch_events();
   void on_client_event(ClientRun& client, const json& event);
   void advance(ClientRun& client);
   void advance_steps(ClientRun& client);
@@ -230,6 +236,17 @@ class RealWorld {
   std::map<ProcessId, PendingRestart> restarts_;
   std::vector<ActionTiming> timings_;
   std::vector<std::string> driver_notes_;
+  std::vector<std::string> protocol_errors_;
+  struct PendingEvent {
+    int64_t stamp = 0;
+    uint64_t sequence = 0;
+    ProcessId client = 0;
+    int generation = 0;
+    json event;
+    std::string line;
+  };
+  std::vector<PendingEvent> pending_;
+  uint64_t sequence_ = 0;
   uint64_t events_ = 0;
   std::string stop_ = "idle";
   bool duration_reached_ = false;
@@ -330,6 +347,7 @@ std::optional<std::string> RealWorld::wait_until_ready(NodeRun& n, int timeout_m
   const int64_t until = monotonic_ns() + int64_t{timeout_ms} * 1'000'000;
   while (monotonic_ns() < until) {
     if (n.process.exited()) break;
+    if (options_.interrupted != nullptr && *options_.interrupted != 0) return "interrupted";
     if (auto reply = loopback_command(n.port, {"PING"}, 200); reply && *reply == "+PONG\r\n") {
       return std::nullopt;
     }
@@ -345,6 +363,8 @@ std::optional<std::string> RealWorld::wait_until_ready(NodeRun& n, int timeout_m
 }
 
 std::optional<std::string> RealWorld::spawn_client(ClientRun& c) {
+  c.config_json["random_skip"] = c.random_words;
+  c.config = c.config_json.dump();
   SpawnOptions spawn{.argv = {options_.client_program, "client", "--config", c.config},
                      .environment = {{"LD_PRELOAD", options_.shim_library},
                                      {"REDLOCK_SIM_CLOCK_FILE", c.clock_file.path()}},
@@ -487,7 +507,7 @@ std::optional<std::string> RealWorld::start() {
                             {"host", "127.0.0.1"},
                             {"port", port}};
     }
-    c->config = config.dump();
+    c->config_json = config;
     if (!c->clock_file.open(folder_ + "/clock-" + spec.name, spec.clock.offset_ms * 1'000'000)) {
       return "cannot write the clock file of client " + spec.name;
     }
@@ -503,6 +523,8 @@ std::optional<std::string> RealWorld::start() {
     }
     if (all) break;
     loop_.run_once(10'000'000);
+    dispatch_events();
+    if (options_.interrupted != nullptr && *options_.interrupted != 0) return "interrupted";
   }
   for (auto& c : clients_) {
     if (!c->ready) return "client " + c->spec->name + " did not start within 10 s";
@@ -641,23 +663,66 @@ void RealWorld::advance_workload(ClientRun& c) {
   }
 }
 
-void RealWorld::on_client_output(ClientRun& c) {
-  char chunk[65536];
-  const ssize_t n = ::read(c.process.stdout_fd(), chunk, sizeof(chunk));
-  if (n <= 0) {
-    loop_.unwatch(c.process.stdout_fd());
-    client_died(c);
-    return;
+// Reads what the client wrote; complete lines wait in `pending_` until dispatch_events() hands
+// them out in the order they were stamped (pipes read in one wake-up are not in time order).
+// Returns false at the end of its output (the process is gone).
+bool RealWorld::read_client_output(ClientRun& c) {
+  while (true) {
+    char chunk[65536];
+    const ssize_t n = ::read(c.process.stdout_fd(), chunk, sizeof(chunk));
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    c.output.append(chunk, static_cast<std::size_t>(n));
+    std::size_t end = 0;
+    while ((end = c.output.find('\n')) != std::string::npos) {
+      std::string line = c.output.substr(0, end);
+      c.output.erase(0, end + 1);
+      json event = json::parse(line, nullptr, false);
+      int64_t stamp = monotonic_ns();
+      if (!event.is_discarded() && event.is_object() && event.contains("mono_ns") &&
+          event.at("mono_ns").is_number_integer()) {
+        stamp = event.at("mono_ns").get<int64_t>();
+      }
+      pending_.push_back({stamp, sequence_++, c.id, c.generation, std::move(event), std::move(line)});
+    }
   }
-  c.output.append(chunk, static_cast<std::size_t>(n));
-  std::size_t end = 0;
-  while ((end = c.output.find('\n')) != std::string::npos) {
-    const std::string line = c.output.substr(0, end);
-    c.output.erase(0, end + 1);
-    json event = json::parse(line, nullptr, false);
-    if (event.is_discarded() || !event.is_object() || !event.contains("event")) continue;
+}
+
+void RealWorld::on_client_output(ClientRun& c) {
+  if (!read_client_output(c)) {
+    loop_.unwatch(c.process.stdout_fd());
+    dispatch_events();
+    client_died(c);
+  }
+}
+
+void RealWorld::dispatch_events() {
+  std::sort(pending_.begin(), pending_.end(), [](const PendingEvent& a, const PendingEvent& b) {
+    return a.stamp != b.stamp ? a.stamp < b.stamp : a.sequence < b.sequence;
+  });
+  std::vector<PendingEvent> events;
+  events.swap(pending_);
+  for (PendingEvent& e : events) {
+    ClientRun* c = client(e.client);
+    if (c == nullptr || c->generation != e.generation) continue;  // from an earlier life
     ++events_;
-    on_client_event(c, event);
+    try {
+      if (e.event.is_discarded() || !e.event.is_object() || !e.event.contains("event") ||
+          !e.event.at("event").is_string()) {
+        throw std::runtime_error("not a JSON event object");
+      }
+      if (e.event.contains("random_words") && e.event.at("random_words").is_number_unsigned()) {
+        c->random_words = std::max(c->random_words, e.event.at("random_words").get<uint64_t>());
+      }
+      on_client_event(*c, e.event);
+    } catch (const std::exception& error) {
+      // A malformed line from a driver: said in the story and the report, then left alone.
+      const std::string text = "malformed event from " + c->spec->name + " (" + error.what() +
+                               "): " + e.line.substr(0, 200);
+      tell(c->id, "error", text);
+      protocol_errors_.push_back(text);
+    }
   }
 }
 
@@ -675,7 +740,7 @@ void RealWorld::client_died(ClientRun& c) {
   c.acquire_call.reset();
   c.grant_id = 0;
   c.outer.clear();
-  c.grant_by_value.clear();
+  c.grant_by_lease.clear();
   c.holding = false;
   c.process.kill_and_reap();
 }
@@ -706,8 +771,8 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
     return;
   }
   if (kind == "renewed" || kind == "lost") {
-    auto it = c.grant_by_value.find(event.value("value", std::string()));
-    if (it == c.grant_by_value.end()) return;
+    auto it = c.grant_by_lease.find(event.value("lease", uint64_t{0}));
+    if (it == c.grant_by_lease.end()) return;
     GrantRecord& g = history_.grant(it->second);
     if (kind == "renewed") {
       g.deadlines.push_back({at, deadline_of(event.at("deadline")).at});
@@ -726,6 +791,12 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
     c.busy = false;
     c.finished = true;
     return;
+  }
+  static const char* const results[] = {"granted",  "acquire_failed", "released",
+                                       "release_failed", "extended", "extend_failed",
+                                       "read",     "write",          "slept", "checked"};
+  if (std::find(std::begin(results), std::end(results), kind) == std::end(results)) {
+    return;  // an event this harness does not know (a driver's own): not a command's result
   }
   // The rest answer the command that is out.
   c.busy = false;
@@ -751,7 +822,7 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
                        .deadlines = {{at, deadline.at}}};
     if (c.grant_id != 0) c.outer.push_back(c.grant_id);
     c.grant_id = history_.add_grant(std::move(record));
-    c.grant_by_value[event.value("value", std::string())] = c.grant_id;
+    c.grant_by_lease[event.value("lease", uint64_t{0})] = c.grant_id;
     if (c.acquire_call) {
       history_.set_acquire_start(*c.acquire_call, started);
       history_.end_acquire(*c.acquire_call, at, true, c.grant_id, event.value("attempts", 0u));
@@ -772,6 +843,7 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
     tell(c.id, "grant", text, c.grant_id);
     if (workload) {
       c.holding = true;
+      c.skip_write = false;
       const WorkloadSpec& w = *c.spec->workload;
       c.phase = scenario_.resource.enabled && w.touch_resource ? Phase::read
                 : w.work_ms > 0                                ? Phase::work
@@ -802,15 +874,18 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
         c.outer.pop_back();
       }
     }
-    tell(c.id, "release",
-         kind == "released" ? "released (" + std::to_string(event.value("nodes", 0u)) + " node(s))"
-                            : "release failed: " + event.value("failure", std::string()));
+    if (event.value("failure", std::string()) != "not held") {
+      tell(c.id, "release",
+           kind == "released"
+               ? "released (" + std::to_string(event.value("nodes", 0u)) + " node(s))"
+               : "release failed: " + event.value("failure", std::string()));
+    }
     if (workload) c.phase = Phase::think;
   } else if (kind == "extended" || kind == "extend_failed") {
     if (kind == "extended" && c.grant_id != 0) {
       history_.grant(c.grant_id).deadlines.push_back({at, deadline_of(event.at("deadline")).at});
       tell(c.id, "extend", "extended on " + std::to_string(event.value("nodes", 0u)) + " node(s)");
-    } else {
+    } else if (event.value("failure", std::string()) != "not held") {
       tell(c.id, "extend", "extension failed: " + event.value("failure", std::string()));
     }
   } else if (kind == "read") {
@@ -825,9 +900,13 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
     }
     if (workload) {
       const WorkloadSpec& w = *c.spec->workload;
-      c.phase = !ok ? (w.release ? Phase::release : Phase::think)
-                    : w.work_ms > 0 ? Phase::work
-                                    : Phase::write;
+      // As the simulated workload: a failed read still holds the lock for work_ms, then
+      // releases without writing.
+      c.skip_write = !ok;
+      c.phase = w.work_ms > 0 ? Phase::work
+                : ok          ? Phase::write
+                : w.release   ? Phase::release
+                              : Phase::think;
     }
   } else if (kind == "write") {
     const int64_t value = event.value("value", int64_t{0});
@@ -845,9 +924,11 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
   } else if (kind == "slept") {
     if (workload) {
       if (c.phase == Phase::work) {
-        c.phase = c.holding && scenario_.resource.enabled && c.spec->workload->touch_resource
+        c.phase = c.holding && scenario_.resource.enabled && c.spec->workload->touch_resource &&
+                          !c.skip_write
                       ? Phase::write
                       : (c.spec->workload->release ? Phase::release : Phase::think);
+        c.skip_write = false;
       } else if (c.phase == Phase::think) {
         c.holding = false;
         ++c.iteration;
@@ -950,8 +1031,11 @@ void RealWorld::watch_restart(ProcessId id, int64_t give_up_ns) {
       return;
     }
   }
-  if (monotonic_ns() > give_up_ns) {
-    tell(id, "fault", "did not answer within 5 s of its restart");
+  if (monotonic_ns() > give_up_ns || !n->process.running() || n->process.exited()) {
+    const std::string text = "node " + n->spec->name + " did not answer after its restart (see " +
+                             "its redis.log with --keep-folder): it stays down";
+    tell(id, "fault", text);
+    protocol_errors_.push_back(text);
     return;
   }
   loop_.at(monotonic_ns() + 2'000'000, [this, id, give_up_ns] { watch_restart(id, give_up_ns); });
@@ -977,7 +1061,16 @@ void RealWorld::crash(const FaultSpec& fault) {
       n->process.kill_and_reap();
     }
   } else if (c != nullptr) {
+    // Killed first, at the fault's time; what it wrote before dying is still in the pipe and
+    // is read (in time order) before its death is recorded.
+    c->process.signal(SIGKILL);
+    const int64_t until = monotonic_ns() + 200'000'000;
+    while (monotonic_ns() < until && read_client_output(*c)) {
+      pollfd p{.fd = c->process.stdout_fd(), .events = POLLIN, .revents = 0};
+      ::poll(&p, 1, 20);
+    }
     loop_.unwatch(c->process.stdout_fd());
+    dispatch_events();
     client_died(*c);
   }
   if (fault.duration_ms) {
@@ -997,8 +1090,9 @@ void RealWorld::schedule_fault(const FaultSpec& fault) {
   last_scheduled_ms_ = std::max(last_scheduled_ms_, fault.at_ms);
   auto when = [this, label, ms = fault.at_ms](std::function<void()> action) {
     loop_.at(real_time_of_ms(ms), [this, label, ms, action = std::move(action)] {
-      timed(label, ms);
+      // Timed once done: a kill or a stop counts as happened when its signal was sent.
       action();
+      timed(label, ms);
     });
   };
   switch (fault.kind) {
@@ -1085,7 +1179,8 @@ void RealWorld::schedule_fault(const FaultSpec& fault) {
     }
     case FaultKind::heal: {
       const std::size_t index = partitions_.at(fault.name);
-      when([this, index] { network_.heal(index, true_now()); });
+      const Instant heal_at = Instant::from_ms(fault.at_ms);
+      when([this, index, heal_at] { network_.heal(index, heal_at); });
       return;
     }
     case FaultKind::hold_message: {
@@ -1156,6 +1251,7 @@ void RealWorld::run() {
     }
     if (monotonic_ns() > t0_ns_ && idle()) break;
     loop_.run_once(std::min<int64_t>(20'000'000, std::max<int64_t>(0, end_ns - monotonic_ns())));
+    dispatch_events();
   }
 }
 
@@ -1221,7 +1317,7 @@ RealRun RealWorld::finish() {
   for (const ActionTiming& a : timings_) {
     if (a.what.rfind("step ", 0) != 0) continue;
     for (const ActionTiming& b : timings_) {
-      if (b.what.rfind("fault ", 0) != 0) continue;
+      if (b.what.rfind("step ", 0) == 0) continue;  // faults, resumes and restarts
       // Equal times keep the simulator's order (faults are scheduled first in both worlds);
       // distinct times closer than the jitter may swap.
       const int64_t apart_ms = std::abs(a.scheduled_ms - b.scheduled_ms);
@@ -1238,6 +1334,7 @@ RealRun RealWorld::finish() {
                         report.warnings.end());
   report.folder = folder_;
   report.drivers = driver_notes_;
+  report.warnings.insert(report.warnings.end(), protocol_errors_.begin(), protocol_errors_.end());
   stop_all();
   report.wall_ms = (monotonic_ns() - setup_started_ns_) / 1'000'000;
   return run;

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -58,14 +59,19 @@ std::optional<std::string> ChildProcess::start(const SpawnOptions& options) {
   envp.push_back(nullptr);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid < 0) return std::string("fork: ") + std::strerror(errno);
+  if (pid < 0) {
+    for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], error_pipe[0], error_pipe[1]})
+      if (fd >= 0) ::close(fd);
+    return std::string("fork: ") + std::strerror(errno);
+  }
   if (pid == 0) {
     // Dies with the harness, even when the harness is killed with SIGKILL.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);
     ::setpgid(0, 0);  // Ctrl-C at the terminal goes to the harness, which stops everyone
     if (!options.log_path.empty()) {
-      const int log = ::open(options.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      const int log =
+          ::open(options.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
       if (log >= 0) {
         ::dup2(log, STDERR_FILENO);
         if (!options.pipe_stdout) ::dup2(log, STDOUT_FILENO);
@@ -73,7 +79,7 @@ std::optional<std::string> ChildProcess::start(const SpawnOptions& options) {
     }
     if (options.pipe_stdin) ::dup2(in_pipe[0], STDIN_FILENO);
     else {
-      const int null = ::open("/dev/null", O_RDONLY);
+      const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
       if (null >= 0) ::dup2(null, STDIN_FILENO);
     }
     if (options.pipe_stdout) ::dup2(out_pipe[1], STDOUT_FILENO);
@@ -88,8 +94,14 @@ std::optional<std::string> ChildProcess::start(const SpawnOptions& options) {
     ::_exit(127);
   }
   ::close(error_pipe[1]);
+  // Its own process group (set on both sides of the fork, whichever runs first): signals go to
+  // the whole group, so a driver behind a wrapper (`go run`, `sh -c`) is paused and killed too.
+  ::setpgid(pid, pid);
   int child_errno = 0;
-  const ssize_t got = ::read(error_pipe[0], &child_errno, sizeof(child_errno));
+  ssize_t got = -1;
+  do {
+    got = ::read(error_pipe[0], &child_errno, sizeof(child_errno));
+  } while (got < 0 && errno == EINTR);
   ::close(error_pipe[0]);
   pid_ = pid;
   if (options.pipe_stdin) {
@@ -99,6 +111,7 @@ std::optional<std::string> ChildProcess::start(const SpawnOptions& options) {
   if (options.pipe_stdout) {
     ::close(out_pipe[1]);
     stdout_fd_ = out_pipe[0];
+    ::fcntl(stdout_fd_, F_SETFL, ::fcntl(stdout_fd_, F_GETFL) | O_NONBLOCK);
   }
   if (got == static_cast<ssize_t>(sizeof(child_errno))) {
     kill_and_reap();
@@ -119,12 +132,13 @@ void ChildProcess::close_pipes() {
 }
 
 bool ChildProcess::signal(int signal_number) const {
-  return pid_ > 0 && ::kill(pid_, signal_number) == 0;
+  return pid_ > 0 && ::kill(-pid_, signal_number) == 0;
 }
 
 void ChildProcess::kill_and_reap() {
   if (pid_ > 0) {
-    ::kill(pid_, SIGCONT);
+    ::kill(-pid_, SIGCONT);
+    ::kill(-pid_, SIGKILL);
     ::kill(pid_, SIGKILL);
     int status = 0;
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
@@ -136,8 +150,8 @@ void ChildProcess::kill_and_reap() {
 
 void ChildProcess::terminate_and_reap(int timeout_ms) {
   if (pid_ <= 0) return;
-  ::kill(pid_, SIGCONT);
-  ::kill(pid_, SIGTERM);
+  ::kill(-pid_, SIGCONT);
+  ::kill(-pid_, SIGTERM);
   const int64_t until = monotonic_ms() + timeout_ms;
   while (monotonic_ms() < until) {
     if (exited()) return;
@@ -158,20 +172,32 @@ bool ChildProcess::exited() {
   return false;
 }
 
-int free_loopback_port() {
+namespace {
+bool port_bindable(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  int port = -1;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
-    socklen_t length = sizeof(address);
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-    port = ntohs(address.sin_port);
-  }
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
   ::close(fd);
-  return port;
+  return ok;
+}
+}  // namespace
+
+int free_loopback_port() {
+  // Below Linux's ephemeral range (32768 and up by default), so that no outgoing connection's
+  // source port takes a node's port while the node is down between a crash and its restart;
+  // each call moves on, so concurrent runs (agree --jobs) do not pick the same one.
+  constexpr int low = 20'000;
+  constexpr int span = 12'000;
+  static std::atomic<int> next{static_cast<int>(::getpid() * 7919 % span)};
+  for (int tries = 0; tries < span; ++tries) {
+    const int port = low + (next++ % span + span) % span;
+    if (port_bindable(port)) return port;
+  }
+  return -1;
 }
 
 int connect_loopback(int port, int timeout_ms) {
