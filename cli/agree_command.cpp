@@ -148,6 +148,10 @@ int run_agree(const std::vector<std::string>& arguments) {
       "the redis-server binary (a path, or a name on PATH)")(
       "driver", po::value<std::string>(),
       "stage the clients whose profile this driver of drivers/ covers with the real library")(
+      "driver-command", po::value<std::string>(),
+      "stage clients with this command instead (a driver of your own; see docs/real-mode.md)")(
+      "driver-profiles", po::value<std::string>(),
+      "with --driver-command: only the clients of these profiles (comma-separated)")(
       "jobs", po::value<unsigned>()->default_value(1),
       "files staged at once (each real run mostly waits on timers; more jobs, more jitter)")(
       "files", po::value<std::vector<std::string>>(), "scenario files (default: scenarios/*.json)");
@@ -193,12 +197,26 @@ int run_agree(const std::vector<std::string>& arguments) {
   if (auto error = real_options(values["redis-server"].as<std::string>(), real_options_value)) {
     return bad_input("agree: " + *error);
   }
+  if (values.count("driver") && values.count("driver-command")) {
+    return bad_input("agree: --driver and --driver-command exclude each other");
+  }
+  if (values.count("driver-profiles") && !values.count("driver-command")) {
+    return bad_input("agree: --driver-profiles goes with --driver-command");
+  }
   if (values.count("driver")) {
     real::DriverSpec driver;
     if (auto error = driver_by_name(values["driver"].as<std::string>(), driver)) {
       return bad_input("agree: " + *error);
     }
     real_options_value.drivers.push_back(std::move(driver));
+  }
+  if (values.count("driver-command")) {
+    std::vector<std::string> profiles;
+    if (values.count("driver-profiles")) {
+      profiles = split_list(values["driver-profiles"].as<std::string>());
+    }
+    real_options_value.drivers.push_back(
+        driver_from_command(values["driver-command"].as<std::string>(), profiles));
   }
   install_real_interrupt_handlers();
   const unsigned jobs = std::max(1u, std::min(values["jobs"].as<unsigned>(), 8u));
