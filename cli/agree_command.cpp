@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <atomic>
 #include <mutex>
 #include <sstream>
@@ -18,6 +20,7 @@
 #include "cli/lock_wiring.hpp"
 #include "cli/options.hpp"
 #include "cli/real_wiring.hpp"
+#include "lock_impls/registry.hpp"
 #include "reports/result_json.hpp"
 
 namespace redlock_sim::cli {
@@ -53,6 +56,9 @@ std::string ms_tenths(int64_t us) {
 struct Row {
   std::string file;
   std::string name;
+  std::size_t scenario = 0;                // index into the loaded files
+  std::optional<real::DriverSpec> driver;  // --profiles: the driver this row stages with
+  std::string profile;                     // --profiles: the profile it validates
   std::optional<std::string> unstageable;
   ScenarioResult sim;
   ScenarioResult real;
@@ -140,6 +146,74 @@ std::string markdown_table(const std::vector<Row>& rows) {
   return out.str();
 }
 
+// Catalogue stories every driver is also checked on, with their clients switched to its profile.
+constexpr const char* retargeted_stories[] = {"kleppmann-clock-jump.json",
+                                              "gc-pause-after-acquire.json",
+                                              "crash-restart-without-persistence.json"};
+
+// Per profile: how many of the files using it agree with the real library.
+struct ProfileSummary {
+  std::string library;
+  std::string driver;
+  std::size_t files = 0, agree = 0, unstageable = 0;
+  std::vector<std::string> disagreements;  // "file: why"
+};
+
+std::map<std::string, ProfileSummary> summarize(const std::vector<Row>& rows,
+                                                const std::vector<DriverManifest>& manifests) {
+  std::map<std::string, ProfileSummary> out;
+  for (const DriverManifest& m : manifests)
+    for (const std::string& p : m.profiles)
+      out[p] = ProfileSummary{.library = m.library, .driver = m.name};
+  for (const Row& r : rows) {
+    ProfileSummary& s = out[r.profile];
+    ++s.files;
+    if (r.unstageable) {
+      ++s.unstageable;
+    } else if (r.agree) {
+      ++s.agree;
+    } else {
+      s.disagreements.push_back(r.name + ": " + r.why);
+    }
+  }
+  return out;
+}
+
+std::string profile_table(const std::vector<Row>& rows,
+                          const std::vector<DriverManifest>& manifests) {
+  std::ostringstream out;
+  out << "| profile | real library | driver | catalogue files | agree | disagree | not stageable "
+         "| why |\n|---|---|---|---|---|---|---|---|\n";
+  const std::map<std::string, ProfileSummary> summary = summarize(rows, manifests);
+  for (const LockEntry& entry : lock_entries()) {
+    if (entry.kind != LockKind::profile) continue;
+    auto it = summary.find(entry.name);
+    if (it == summary.end()) {
+      out << "| " << entry.name << " | - | none | - | - | - | - | not validated: no driver |\n";
+      continue;
+    }
+    const ProfileSummary& s = it->second;
+    std::string why;
+    for (const std::string& d : s.disagreements)
+      why += (why.empty() ? "" : "; ") + d;
+    out << "| " << entry.name << " | " << s.library << " | " << s.driver << " | " << s.files
+        << " | " << s.agree << " | " << s.disagreements.size() << " | " << s.unstageable << " | "
+        << (why.empty() ? "-" : why) << " |\n";
+  }
+  return out.str();
+}
+
+nlohmann::json profile_json(const std::vector<Row>& rows,
+                            const std::vector<DriverManifest>& manifests) {
+  nlohmann::json profiles = nlohmann::json::object();
+  for (const auto& [name, s] : summarize(rows, manifests)) {
+    profiles[name] = {{"library", s.library},          {"driver", s.driver},
+                      {"files", s.files},              {"agree", s.agree},
+                      {"unstageable", s.unstageable},  {"disagreements", s.disagreements}};
+  }
+  return {{"profiles", profiles}};
+}
+
 int run_agree(const std::vector<std::string>& arguments) {
   po::options_description options("redlock-sim agree [FILES...] [options]");
   options.add_options()("help,h", "show this help")(
@@ -152,6 +226,10 @@ int run_agree(const std::vector<std::string>& arguments) {
       "stage clients with this command instead (a driver of your own; see docs/real-mode.md)")(
       "driver-profiles", po::value<std::string>(),
       "with --driver-command: only the clients of these profiles (comma-separated)")(
+      "profiles",
+      "validate every profile that has a driver: each catalogue file using it, simulated with the "
+      "profile and staged with the real library")(
+      "json", po::value<std::string>(), "with --profiles: also write the results as JSON to PATH")(
       "jobs", po::value<unsigned>()->default_value(1),
       "files staged at once (each real run mostly waits on timers; more jobs, more jitter)")(
       "files", po::value<std::vector<std::string>>(), "scenario files (default: scenarios/*.json)");
@@ -197,11 +275,18 @@ int run_agree(const std::vector<std::string>& arguments) {
   if (auto error = real_options(values["redis-server"].as<std::string>(), real_options_value)) {
     return bad_input("agree: " + *error);
   }
+  const bool by_profile = values.count("profiles") > 0;
+  if (by_profile && (values.count("driver") || values.count("driver-command"))) {
+    return bad_input("agree: --profiles runs every driver; it takes no --driver");
+  }
   if (values.count("driver") && values.count("driver-command")) {
     return bad_input("agree: --driver and --driver-command exclude each other");
   }
   if (values.count("driver-profiles") && !values.count("driver-command")) {
     return bad_input("agree: --driver-profiles goes with --driver-command");
+  }
+  if (!by_profile && values.count("json")) {
+    return bad_input("agree: --json goes with --profiles");
   }
   if (values.count("driver")) {
     real::DriverSpec driver;
@@ -218,21 +303,62 @@ int run_agree(const std::vector<std::string>& arguments) {
     real_options_value.drivers.push_back(
         driver_from_command(values["driver-command"].as<std::string>(), profiles));
   }
+
+  // The rows: every file; or, with --profiles, every (driver's profile, file using it).
+  std::vector<Row> rows;
+  std::vector<DriverManifest> manifests;
+  if (by_profile) {
+    if (auto error = driver_manifests(manifests)) return bad_input("agree: " + *error);
+    for (const DriverManifest& manifest : manifests) {
+      real::DriverSpec driver;
+      if (auto error = driver_by_name(manifest.name, driver)) return bad_input("agree: " + *error);
+      for (const std::string& profile : manifest.profiles) {
+        real::DriverSpec one = driver;
+        one.profiles = {profile};
+        // The standard stories re-targeted to the profile (every client runs it; parameters it
+        // does not take are dropped), beside the catalogue files that use it.
+        for (const char* story : retargeted_stories) {
+          const std::string file = std::string(REDLOCK_SOURCE_DIR) + "/scenarios/" + story;
+          std::optional<Scenario> base = load_scenario(file, registry_profile_check());
+          std::string error;
+          std::optional<Scenario> swapped =
+              base ? swap_lock(*base, *find_lock_entry(profile), error) : std::nullopt;
+          if (!swapped) continue;
+          scenarios.emplace_back(file + " (as " + profile + ")", std::move(*swapped));
+        }
+        for (std::size_t i = 0; i < scenarios.size(); ++i) {
+          const auto& clients = scenarios[i].second.clients;
+          if (std::none_of(clients.begin(), clients.end(),
+                           [&](const ClientSpec& c) { return c.profile == profile; })) {
+            continue;
+          }
+          rows.push_back(Row{.file = scenarios[i].first,
+                             .name = scenarios[i].second.name,
+                             .scenario = i,
+                             .driver = one,
+                             .profile = profile});
+        }
+      }
+    }
+  } else {
+    for (std::size_t i = 0; i < scenarios.size(); ++i)
+      rows.push_back(Row{.file = scenarios[i].first, .name = scenarios[i].second.name, .scenario = i});
+  }
+
   install_real_interrupt_handlers();
   const unsigned jobs = std::max(1u, std::min(values["jobs"].as<unsigned>(), 8u));
-  std::vector<Row> rows(scenarios.size());
   std::atomic<std::size_t> next{0};
   std::mutex output;
   std::optional<std::string> setup_error;
-  // Each worker takes the next file; rows keep the files' order whatever finishes first.
-  const auto work_files = [&] {
+  // Each worker takes the next row; rows keep their order whatever finishes first.
+  const auto work_rows = [&] {
     while (true) {
       const std::size_t index = next++;
-      if (index >= scenarios.size() || real_interrupted) return;
-      const auto& [file, scenario] = scenarios[index];
+      if (index >= rows.size() || real_interrupted) return;
       Row& row = rows[index];
-      row.file = file;
-      row.name = scenario.name;
+      const Scenario& scenario = scenarios[row.scenario].second;
+      real::RealOptions options = real_options_value;
+      if (row.driver) options.drivers = {*row.driver};
       row.unstageable = real::unstageable_reason(scenario);
       if (!row.unstageable) {
         const auto sim_start = std::chrono::steady_clock::now();
@@ -240,12 +366,11 @@ int run_agree(const std::vector<std::string>& arguments) {
         row.sim_us = elapsed_us(sim_start);
         for (int attempt = 0; attempt < 2; ++attempt) {
           std::string error;
-          const std::optional<real::RealRun> run =
-              real::run_real(scenario, real_options_value, error);
+          const std::optional<real::RealRun> run = real::run_real(scenario, options, error);
           if (real_interrupted) return;
           if (!run) {
             std::lock_guard<std::mutex> lock(output);
-            setup_error = file + ": " + error;
+            setup_error = row.file + ": " + error;
             return;
           }
           row.real = run->result;
@@ -257,10 +382,11 @@ int run_agree(const std::vector<std::string>& arguments) {
         }
       }
       std::lock_guard<std::mutex> lock(output);
+      const std::string label = (row.profile.empty() ? "" : row.profile + ": ") + row.name;
       if (row.unstageable) {
-        std::printf("%-58s not stageable: %s\n", row.name.c_str(), row.unstageable->c_str());
+        std::printf("%-58s not stageable: %s\n", label.c_str(), row.unstageable->c_str());
       } else {
-        std::printf("%-58s %s\n", row.name.c_str(),
+        std::printf("%-58s %s\n", label.c_str(),
                     row.agree ? (row.retried ? "agrees (on the retry)" : "agrees")
                               : ("DISAGREES: " + row.why).c_str());
       }
@@ -270,7 +396,7 @@ int run_agree(const std::vector<std::string>& arguments) {
   // No exception may leave a worker thread (std::terminate would skip every clean-up).
   const auto work = [&] {
     try {
-      work_files();
+      work_rows();
     } catch (const std::exception& error) {
       std::lock_guard<std::mutex> lock(output);
       setup_error = std::string("internal error: ") + error.what();
@@ -283,10 +409,16 @@ int run_agree(const std::vector<std::string>& arguments) {
     worker.join();
   if (real_interrupted) return exit_failed;
   if (setup_error) return bad_input("agree: " + *setup_error);
-  const std::string table = markdown_table(rows);
+
+  const std::string table = by_profile ? profile_table(rows, manifests) : markdown_table(rows);
   std::printf("\n%s", table.c_str());
   if (values.count("markdown") && !write_file(values["markdown"].as<std::string>(), table)) {
     std::fprintf(stderr, "redlock-sim: cannot write %s\n", values["markdown"].as<std::string>().c_str());
+    return exit_bad_input;
+  }
+  if (values.count("json") &&
+      !write_file(values["json"].as<std::string>(), profile_json(rows, manifests).dump(2) + "\n")) {
+    std::fprintf(stderr, "redlock-sim: cannot write %s\n", values["json"].as<std::string>().c_str());
     return exit_bad_input;
   }
   const bool all = std::all_of(rows.begin(), rows.end(),

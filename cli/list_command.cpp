@@ -14,6 +14,7 @@
 
 #include "cli/command.hpp"
 #include "cli/options.hpp"
+#include "cli/real_wiring.hpp"
 #include "lock_impls/registry.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/explore/fault_plan.hpp"
@@ -45,6 +46,11 @@ std::vector<ListRow> lock_rows(LockKind kind) {
     ListRow row{.name = entry.name, .description = entry.description, .details = {}};
     row.details.push_back(std::string(kind == LockKind::zoo ? "correct twin: " : "models: ") +
                           entry.models);
+    if (kind == LockKind::profile) {
+      const std::string status = validation_status(entry.name);
+      row.description += status.rfind("validated", 0) == 0 ? " [validated]" : " [not validated]";
+      row.details.push_back(status);
+    }
     std::string keys;
     for (const LockOverride& o : entry.overrides) {
       keys += (keys.empty() ? "" : ", ") + o.key + " (" + o.type + ")";

@@ -62,4 +62,30 @@ LockFactory registry_lock_factory() {
       };
 }
 
+bool accepts(const LockEntry& entry, const std::string& key) {
+  for (const LockOverride& o : entry.overrides) {
+    if (o.key == key) return true;
+  }
+  return false;
+}
+
+std::optional<Scenario> swap_lock(const Scenario& base, const LockEntry& entry,
+                                  std::string& error) {
+  Scenario swapped = base;
+  swapped.name = base.name + "-" + entry.name;
+  for (ClientSpec& client : swapped.clients) {
+    client.profile = entry.name;
+    std::map<std::string, std::string> kept;
+    for (const auto& [key, value] : client.params) {
+      if (accepts(entry, key)) kept[key] = value;
+    }
+    client.params = kept;
+    if (auto problem = registry_profile_check()(client)) {
+      error = "client " + client.name + ": " + *problem;
+      return std::nullopt;
+    }
+  }
+  return swapped;
+}
+
 }  // namespace redlock_sim::cli

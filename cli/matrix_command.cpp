@@ -17,6 +17,7 @@
 #include "cli/command.hpp"
 #include "cli/lock_wiring.hpp"
 #include "cli/options.hpp"
+#include "cli/real_wiring.hpp"
 #include "lock_impls/registry.hpp"
 #include "scenarios/parser.hpp"
 #include "scenarios/writer.hpp"
@@ -26,13 +27,6 @@ namespace redlock_sim::cli {
 namespace {
 
 namespace po = boost::program_options;
-
-bool accepts(const LockEntry& entry, const std::string& key) {
-  for (const LockOverride& o : entry.overrides) {
-    if (o.key == key) return true;
-  }
-  return false;
-}
 
 // The standard workload with the lock's own parameters where it lets us fit the run: a 2 s TTL.
 Scenario base_for(const LockEntry& entry) {
@@ -53,26 +47,6 @@ struct Row {
   Scenario base;
 };
 
-// The user's scenario with every client running `entry` instead: the node lists and workloads
-// stay; parameters the lock does not take are dropped. Nothing when the lock cannot run there.
-std::optional<Scenario> swap_lock(const Scenario& base, const LockEntry& entry,
-                                  std::string& error) {
-  Scenario swapped = base;
-  swapped.name = base.name + "-" + entry.name;
-  for (ClientSpec& client : swapped.clients) {
-    client.profile = entry.name;
-    std::map<std::string, std::string> kept;
-    for (const auto& [key, value] : client.params) {
-      if (accepts(entry, key)) kept[key] = value;
-    }
-    client.params = kept;
-    if (auto problem = registry_profile_check()(client)) {
-      error = "client " + client.name + ": " + *problem;
-      return std::nullopt;
-    }
-  }
-  return swapped;
-}
 
 struct Job {
   const Row* row;
@@ -184,7 +158,13 @@ std::string markdown(const std::vector<Job>& jobs, const std::vector<Row>& rows,
   out += "\n";
   std::size_t k = 0;
   for (const Row& row : rows) {
-    out += "| " + row.name + " | " + row.kind + " |";
+    std::string kind = row.kind;
+    if (kind == "profile") {
+      // Whether the row's profile was shown to behave like its library (agree --profiles).
+      const std::string status = validation_status(row.name);
+      kind += status.rfind("validated", 0) == 0 ? " (" + status + ")" : " (not validated)";
+    }
+    out += "| " + row.name + " | " + kind + " |";
     for (std::size_t c = 0; c < columns.size(); ++c)
       out += " " + cell_text(jobs[k++].cell, true) + " |";
     out += "\n";

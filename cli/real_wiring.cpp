@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -127,6 +128,31 @@ real::DriverSpec driver_from_command(const std::string& command,
                           .profiles = profiles,
                           .argv = {"/bin/sh", "-c", command + " \"$@\"", "driver"},
                           .working_directory = {}};
+}
+
+std::string validation_status(const std::string& profile) {
+  // Libraries no registry of the project's machines offers can never be run for real here.
+  static const std::map<std::string, std::string> unreachable = {
+      {"redlock-rb", "RubyGems is not reachable from the project's machines"},
+      {"redis-plus-plus-redlockmutex", "no registry reachable here packages redis-plus-plus"},
+      {"redis-plus-plus-redmutex", "no registry reachable here packages redis-plus-plus"}};
+  if (auto it = unreachable.find(profile); it != unreachable.end()) {
+    return "not validated against the real library: " + it->second;
+  }
+  static const nlohmann::json results = [] {
+    std::ifstream in(std::string(REDLOCK_SOURCE_DIR) + "/docs/profile-validation.json");
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    return j.is_discarded() ? nlohmann::json::object() : j;
+  }();
+  if (!results.contains("profiles") || !results["profiles"].contains(profile)) {
+    return "not validated against the real library yet (no driver)";
+  }
+  const nlohmann::json& r = results["profiles"][profile];
+  const uint64_t files = r.value("files", uint64_t{0}) - r.value("unstageable", uint64_t{0});
+  const uint64_t agree = r.value("agree", uint64_t{0});
+  return std::string(agree == files ? "validated" : "PARTLY validated") + " against " +
+         r.value("library", std::string("its library")) + " (" + std::to_string(agree) + " of " +
+         std::to_string(files) + " staged files agree)";
 }
 
 std::string real_timing_text(const real::RealReport& report) {

@@ -37,6 +37,11 @@ std::optional<std::string> driver_by_name(const std::string& name, real::DriverS
 real::DriverSpec driver_from_command(const std::string& command,
                                      const std::vector<std::string>& profiles);
 
+// Whether a profile is validated against its real library, from docs/profile-validation.json
+// (written by `agree --profiles --json`): "validated against npm redlock 4.2.0 (7 of 7 files
+// agree)", "NOT validated: ..." with the reason. For `list` and the safety matrix.
+std::string validation_status(const std::string& profile);
+
 // "Real run: 12 scheduled actions, late by 0.21 ms median, 1.9 ms at most; ..." and warnings.
 std::string real_timing_text(const real::RealReport& report);
 

@@ -365,8 +365,8 @@ std::vector<Builder> redlock_library_builders() {
        }});
   list.push_back(
       {{"node-redlock-5.0.0-beta.2", LockKind::profile,
-        "npm latest: wall clock, validity from before the retries and never checked, returns at "
-        "quorum, no release between tries",
+        "npm 5.0.0-beta.2 (its latest tag is 4.2.0): wall clock, validity from before the retries "
+        "and never checked, returns at quorum, no release between tries",
         "mike-marcacci/node-redlock 5.0.0-beta.2 @ 54de94c", plus(redlock_keys(), {o_auto_extend})},
        [](Port& port, ParamReader& p) -> std::unique_ptr<LockClient> {
          RedlockOptions o =
