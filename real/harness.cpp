@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -105,9 +106,6 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario) {
       case FaultKind::clock_slew:
         return std::string("fault ") + fault_kind_name(fault.kind) + " at " +
                std::to_string(fault.at_ms) + " ms: clock rates and slews cannot be staged for real";
-      case FaultKind::power_loss:
-        return "fault power_loss at " + std::to_string(fault.at_ms) +
-               " ms: power loss cannot be staged for real yet";
       default:
         break;
     }
@@ -125,6 +123,8 @@ struct NodeRun {
   ClockFile clock_file;
   ChildProcess process;
   bool paused = false;
+  std::string fsync_log;                           // what the shim saw made durable
+  std::map<uint64_t, int64_t> durable_at_start;    // inode -> size, on disk before time zero
 };
 
 struct ClientRun {
@@ -194,6 +194,8 @@ class RealWorld {
   void schedule_fault(const FaultSpec& fault);
   void crash(const FaultSpec& fault);
   void restart(ProcessId id);
+  void record_durable_baseline(NodeRun& n);
+  int64_t lose_unsynced_writes(NodeRun& n);
   void watch_restart(ProcessId id, int64_t give_up_ns);
   void arm_restart(ProcessId id);
   void step_clock(ProcessId id, int64_t delta_ns);
@@ -336,7 +338,8 @@ std::optional<std::string> RealWorld::start_node(NodeRun& n) {
   }
   SpawnOptions spawn{.argv = argv,
                      .environment = {{"LD_PRELOAD", options_.shim_library},
-                                     {"REDLOCK_SIM_CLOCK_FILE", n.clock_file.path()}},
+                                     {"REDLOCK_SIM_CLOCK_FILE", n.clock_file.path()},
+                                     {"REDLOCK_SIM_FSYNC_LOG", n.fsync_log}},
                      .log_path = n.folder + "/redis.log"};
   if (auto error = n.process.start(spawn)) return "node " + spec.name + ": " + *error;
   n.paused = false;
@@ -448,13 +451,10 @@ std::optional<std::string> RealWorld::start() {
     }
     n.folder = folder_ + "/" + n.spec->name;
     std::filesystem::create_directories(n.folder);
-    if (!n.clock_file.open(n.folder + "/clock", n.spec->clock.offset_ms * 1'000'000)) {
+    n.fsync_log = folder_ + "/fsync-" + n.spec->name + ".log";
+    if (!n.clock_file.open(folder_ + "/clock-" + n.spec->name, 0)) {
       return "cannot write the clock file of node " + n.spec->name;
     }
-    if (auto error = start_node(n)) return error;
-  }
-  for (auto& n : nodes_) {
-    if (auto error = wait_until_ready(*n, 5'000)) return error;
   }
 
   // The network, exactly as the runner sets up the simulated one.
@@ -508,7 +508,7 @@ std::optional<std::string> RealWorld::start() {
                             {"port", port}};
     }
     c->config_json = config;
-    if (!c->clock_file.open(folder_ + "/clock-" + spec.name, spec.clock.offset_ms * 1'000'000)) {
+    if (!c->clock_file.open(folder_ + "/clock-" + spec.name, 0)) {
       return "cannot write the clock file of client " + spec.name;
     }
     if (auto error = spawn_client(*c)) return error;
@@ -530,6 +530,23 @@ std::optional<std::string> RealWorld::start() {
     if (!c->ready) return "client " + c->spec->name + " did not start within 10 s";
   }
 
+  // The nodes start last, just before time does (a client's start, a JVM's say, can take
+  // seconds). Their wall clocks read W + 100 ms now (W a whole second) and are set back to read
+  // W (plus their offset) at true time zero, as the simulator's clocks start on a whole second.
+  // Redis acts on whole seconds of its wall clock (the everysec fsync is due once the second
+  // has moved on from the last one, which starts as the second it started in): so it started
+  // in second W, and both worlds tick at the same true instants.
+  const int64_t second = 1'000'000'000;
+  const int64_t whole_second = (realtime_ns() / second + 1) * second;
+  for (auto& n : nodes_) n->clock_file.set(whole_second + second / 10 - realtime_ns());
+  for (auto& n : nodes_) {
+    if (auto error = start_node(*n)) return error;
+  }
+  for (auto& n : nodes_) {
+    if (auto error = wait_until_ready(*n, 5'000)) return error;
+  }
+  for (auto& n : nodes_) record_durable_baseline(*n);
+
   for (auto& c : clients_) {
     if (const DriverSpec* driver = driver_for(*c->spec)) {
       driver_notes_.push_back(c->spec->name + ": driver " + driver->name);
@@ -539,13 +556,25 @@ std::optional<std::string> RealWorld::start() {
   t0_ns_ = monotonic_ns() + 20'000'000;
   fabric_->set_start(t0_ns_);
   const int64_t realtime_at_t0 = realtime_ns() - monotonic_ns() + t0_ns_;
+  // Every wall clock reads a whole second at true time zero, plus the process's own offset.
+  const int64_t wall_zero = whole_second;
   for (std::size_t id = 0; id < infos_.size(); ++id) {
-    int64_t offset_ns = 0;
-    if (NodeRun* n = node(static_cast<ProcessId>(id))) offset_ns = n->clock_file.offset_ns();
-    if (ClientRun* c = client(static_cast<ProcessId>(id))) offset_ns = c->clock_file.offset_ns();
+    int64_t offset_ms = 0;
+    ClockFile* file = nullptr;
+    if (NodeRun* n = node(static_cast<ProcessId>(id))) {
+      offset_ms = n->spec->clock.offset_ms;
+      file = &n->clock_file;
+    }
+    if (ClientRun* c = client(static_cast<ProcessId>(id))) {
+      offset_ms = c->spec->clock.offset_ms;
+      file = &c->clock_file;
+    }
+    const int64_t wall_at_t0 = wall_zero + offset_ms * 1'000'000;
+    if (file != nullptr) file->set(wall_at_t0 - realtime_at_t0);
     clocks_[id] = ProcessClock(
         ProcessClock::Options{.true_start = Instant::zero(),
-                              .wall_at_start = Instant::from_ns(realtime_at_t0 + offset_ns),
+                              .wall_at_start = Instant::from_ns(file != nullptr ? wall_at_t0
+                                                                                : realtime_at_t0),
                               .monotonic_at_start = Instant::from_ns(t0_ns_)});
   }
   return std::nullopt;
@@ -1041,6 +1070,53 @@ void RealWorld::watch_restart(ProcessId id, int64_t give_up_ns) {
   loop_.at(monotonic_ns() + 2'000'000, [this, id, give_up_ns] { watch_restart(id, give_up_ns); });
 }
 
+namespace {
+// inode -> size of every regular file under `folder`.
+std::map<uint64_t, int64_t> file_sizes(const std::string& folder) {
+  std::map<uint64_t, int64_t> sizes;
+  std::error_code error;
+  for (auto it = std::filesystem::recursive_directory_iterator(folder, error);
+       !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+    struct stat info {};
+    if (::stat(it->path().c_str(), &info) == 0 && S_ISREG(info.st_mode)) {
+      sizes[info.st_ino] = info.st_size;
+    }
+  }
+  return sizes;
+}
+}  // namespace
+
+void RealWorld::record_durable_baseline(NodeRun& n) {
+  // What the node wrote while starting, before the run, counts as on disk.
+  n.durable_at_start = file_sizes(n.folder);
+}
+
+// After a power loss: every file of the node keeps only what was fsynced (by inode, the last
+// size the shim logged) or was there before the run; a file never made durable is emptied.
+// Directory entries (renames) are taken as durable. Returns how many bytes were cut.
+int64_t RealWorld::lose_unsynced_writes(NodeRun& n) {
+  std::map<uint64_t, int64_t> durable = n.durable_at_start;
+  std::ifstream log(n.fsync_log);
+  uint64_t inode = 0;
+  int64_t size = 0;
+  while (log >> inode >> size)
+    durable[inode] = size;  // the last fsync of that file
+  int64_t cut = 0;
+  std::error_code error;
+  for (auto it = std::filesystem::recursive_directory_iterator(n.folder, error);
+       !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+    struct stat info {};
+    if (::stat(it->path().c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
+    if (it->path().filename() == "redis.log") continue;  // the harness's, not the node's disk
+    const auto found = durable.find(info.st_ino);
+    const int64_t keep = found == durable.end() ? 0 : std::min<int64_t>(found->second, info.st_size);
+    if (keep < info.st_size && ::truncate(it->path().c_str(), keep) == 0) {
+      cut += info.st_size - keep;
+    }
+  }
+  return cut;
+}
+
 void RealWorld::crash(const FaultSpec& fault) {
   const ProcessId id = id_of(fault.target);
   const std::string how = fault_kind_name(fault.kind);
@@ -1059,6 +1135,11 @@ void RealWorld::crash(const FaultSpec& fault) {
       n->process.terminate_and_reap(5'000);
     } else {
       n->process.kill_and_reap();
+    }
+    if (fault.kind == FaultKind::power_loss) {
+      const int64_t cut = lose_unsynced_writes(*n);
+      tell(id, "cluster",
+           "power loss: " + std::to_string(cut) + " byte(s) written but never fsynced are lost");
     }
   } else if (c != nullptr) {
     // Killed first, at the fault's time; what it wrote before dying is still in the pipe and
@@ -1147,9 +1228,9 @@ void RealWorld::schedule_fault(const FaultSpec& fault) {
       return;
     case FaultKind::crash:
     case FaultKind::shutdown:
+    case FaultKind::power_loss:
       when([this, fault] { crash(fault); });
       return;
-    case FaultKind::power_loss:
     case FaultKind::clock_rate:
     case FaultKind::clock_slew:
       return;  // refused before the run (unstageable_reason)

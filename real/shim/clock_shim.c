@@ -1,5 +1,8 @@
-/* The real-process mode's clock shim: an LD_PRELOAD library that adds a per-process offset to
- * the wall clock (CLOCK_REALTIME, gettimeofday, time) of the process it is loaded into.
+/* The real-process mode's shim: an LD_PRELOAD library that adds a per-process offset to the wall
+ * clock (CLOCK_REALTIME, gettimeofday, time) of the process it is loaded into, and, when
+ * REDLOCK_SIM_FSYNC_LOG names a file, appends "<inode> <size>\n" to it after every successful
+ * fsync or fdatasync, so that the harness can cut each file back to what was made durable when a
+ * power loss is staged (what the page cache held is lost; what was fsynced survives).
  *
  * The harness writes the offset into a small file (REDLOCK_SIM_CLOCK_FILE) that this library
  * maps read-only: bytes 0-7 are the wall offset in nanoseconds (int64, native byte order). The
@@ -17,6 +20,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -76,6 +80,54 @@ static void add_ns(struct timespec* t, int64_t ns) {
 }
 
 __attribute__((constructor)) static void clock_shim_init(void) { map_offset_file(); }
+
+/* ---- fsync log ---- */
+
+static int fsync_log_fd = -2; /* -2: not opened yet, -1: no log */
+
+static void append_number(char* buffer, int* length, unsigned long long value) {
+  char digits[24];
+  int count = 0;
+  do {
+    digits[count++] = (char)('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  while (count > 0) buffer[(*length)++] = digits[--count];
+}
+
+static void log_synced(int fd) {
+  if (fsync_log_fd == -2) {
+    const char* path = getenv("REDLOCK_SIM_FSYNC_LOG");
+    fsync_log_fd = (path == 0 || path[0] == 0)
+                       ? -1
+                       : open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  }
+  if (fsync_log_fd < 0) return;
+  struct stat info;
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) return;
+  char line[64];
+  int length = 0;
+  append_number(line, &length, (unsigned long long)info.st_ino);
+  line[length++] = ' ';
+  append_number(line, &length, (unsigned long long)info.st_size);
+  line[length++] = '\n';
+  /* One write: O_APPEND keeps lines from several threads whole. */
+  (void)!write(fsync_log_fd, line, (size_t)length);
+}
+
+int fsync(int fd) {
+  int result = (int)syscall(SYS_fsync, fd);
+  if (result == 0) log_synced(fd);
+  return result;
+}
+
+int fdatasync(int fd) {
+  int result = (int)syscall(SYS_fdatasync, fd);
+  if (result == 0) log_synced(fd);
+  return result;
+}
+
+/* ---- clocks ---- */
 
 int clock_gettime(clockid_t clock, struct timespec* out) {
   int result = raw_clock_gettime(clock, out);

@@ -45,22 +45,24 @@ PY
     ;;
   agree)
     # GC pause (S06), node clock jump (S01), restart without persistence (S10), partitions (S01,
-    # S10) and a held message: each agrees with the simulator.
+    # S10), a held message, and a power loss before the everysec fsync (S13b): each agrees
+    # with the simulator.
     "$cli" agree "$source_dir/scenarios/gc-pause-after-acquire.json" \
       "$source_dir/scenarios/kleppmann-clock-jump.json" \
       "$source_dir/scenarios/crash-restart-without-persistence.json" \
-      "$source_dir/tests/real_mode/held-write-short.json" >"$work/agree.txt"
+      "$source_dir/tests/real_mode/held-write-short.json" \
+      "$source_dir/scenarios/aof-everysec-power-loss-before-fsync.json" >"$work/agree.txt"
     rc=$?
     cat "$work/agree.txt"
     [ $rc -eq 0 ] || fail "agree exited $rc"
-    grep -q "Agreement: 4 of 4" "$work/agree.txt" || fail "not 4 of 4 in agreement"
+    grep -q "Agreement: 5 of 5" "$work/agree.txt" || fail "not 5 of 5 in agreement"
     check_nothing_left
     ;;
   bad_input)
-    "$cli" real "$source_dir/scenarios/aof-always-power-loss-is-safe.json" 2>"$work/e1"
+    "$cli" real "$source_dir/scenarios/node-clock-fast-within-drift.json" 2>"$work/e1"
     rc=$?
     [ $rc -eq 2 ] || fail "unstageable file exited $rc"
-    grep -q "cannot be staged: fault power_loss at 1000 ms" "$work/e1" || fail "message: $(cat "$work/e1")"
+    grep -q "cannot be staged: node N3 has a clock rate" "$work/e1" || fail "message: $(cat "$work/e1")"
     "$cli" real "$source_dir/scenarios/kleppmann-clock-jump.json" --redis-server /nonexistent/redis-server 2>"$work/e2"
     rc=$?
     [ $rc -eq 2 ] || fail "missing redis-server exited $rc"

@@ -2,9 +2,11 @@
 // process, and the proxy fabric routing by the simulator's network rules.
 #include <gtest/gtest.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -62,6 +64,32 @@ TEST(ClockShim, ShiftsTheWallClockOfARealProcess) {
   std::filesystem::remove_all(folder);
   EXPECT_GE(shifted - plain, 999);
   EXPECT_LE(shifted - plain, 1001);
+}
+
+// The shim logs every successful fsync of a regular file with the size it made durable.
+TEST(ClockShim, LogsWhatEachFsyncMadeDurable) {
+  const std::string shim = std::string(REDLOCK_BINARY_DIR) + "/libredlock-clock-shim.so";
+  const std::string folder = std::filesystem::temp_directory_path() / "redlock-fsync-test";
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  const std::string data = folder + "/data";
+  const std::string log = folder + "/fsync.log";
+  const std::string command =
+      "LD_PRELOAD=" + shim + " REDLOCK_SIM_FSYNC_LOG=" + log +
+      " python3 -c \"import os; f=os.open('" + data +
+      "', os.O_WRONLY|os.O_CREAT); os.write(f, b'abc'); os.fsync(f); os.write(f, b'de')\"";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  std::ifstream in(log);
+  uint64_t inode = 0;
+  int64_t size = -1;
+  ASSERT_TRUE(in >> inode >> size);
+  struct stat info {};
+  ASSERT_EQ(::stat(data.c_str(), &info), 0);
+  EXPECT_EQ(inode, static_cast<uint64_t>(info.st_ino));
+  EXPECT_EQ(size, 3);  // the two bytes written after the fsync are not in the log
+  EXPECT_FALSE(in >> inode >> size);
+  EXPECT_EQ(std::filesystem::file_size(data), 5u);
+  std::filesystem::remove_all(folder);
 }
 
 // Sends one command to 127.0.0.1:port and waits up to `wait_ms` for a reply frame, running the
