@@ -5,14 +5,14 @@
 // disagrees is staged once more before it is called a disagreement (real runs are not
 // deterministic). Files that cannot be staged are listed with the reason. Exit 0 when every
 // stageable file agrees, 1 otherwise, 2 on bad input.
+#include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <nlohmann/json.hpp>
-#include <atomic>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
@@ -95,8 +95,8 @@ bool compare(const ScenarioResult& sim, const ScenarioResult& real, std::string&
     const int64_t end_gap = endless ? (a->end == b->end ? 0 : INT64_MAX)
                                     : std::abs(a->end.ms_floor() - b->end.ms_floor());
     if (start_gap > tolerance_ms || end_gap > tolerance_ms) {
-      why += std::string(why.empty() ? "" : "; ") + "first overlap " + overlap_text(a) +
-             " vs " + overlap_text(b) + " (tolerance " + std::to_string(tolerance_ms) + " ms)";
+      why += std::string(why.empty() ? "" : "; ") + "first overlap " + overlap_text(a) + " vs " +
+             overlap_text(b) + " (tolerance " + std::to_string(tolerance_ms) + " ms)";
     }
   }
   return why.empty();
@@ -130,15 +130,15 @@ std::string markdown_table(const std::vector<Row>& rows) {
       << " ms staged for real; the latest real action was " << ms_tenths(late_us)
       << " ms after its scheduled time.\n\n";
   out << "| scenario | sim verdicts | real verdicts | sim first overlap | real first overlap | "
-         "agree | sim ms | real ms | real late, ms (max) |\n|---|---|---|---|---|---|---|---|---|\n";
+         "agree | sim ms | real ms | real late, ms (max) "
+         "|\n|---|---|---|---|---|---|---|---|---|\n";
   for (const Row& r : rows) {
     if (r.unstageable) continue;
     out << "| " << r.name << " | " << verdicts_text(r.sim) << " | " << verdicts_text(r.real)
         << " | " << overlap_text(first_overlap(r.sim)) << " | "
         << overlap_text(first_overlap(r.real)) << " | "
         << (r.agree ? (r.retried ? "yes (on the retry)" : "yes") : "**no**: " + r.why) << " | "
-        << ms_tenths(r.sim_us) << " | " << r.real_ms << " | " << ms_tenths(r.late_us_max)
-        << " |\n";
+        << ms_tenths(r.sim_us) << " | " << r.real_ms << " | " << ms_tenths(r.late_us_max) << " |\n";
   }
   out << "\nNot stageable yet:\n\n| scenario | why |\n|---|---|\n";
   for (const Row& r : rows)
@@ -207,17 +207,17 @@ nlohmann::json profile_json(const std::vector<Row>& rows,
                             const std::vector<DriverManifest>& manifests) {
   nlohmann::json profiles = nlohmann::json::object();
   for (const auto& [name, s] : summarize(rows, manifests)) {
-    profiles[name] = {{"library", s.library},          {"driver", s.driver},
-                      {"files", s.files},              {"agree", s.agree},
-                      {"unstageable", s.unstageable},  {"disagreements", s.disagreements}};
+    profiles[name] = {
+        {"library", s.library}, {"driver", s.driver},           {"files", s.files},
+        {"agree", s.agree},     {"unstageable", s.unstageable}, {"disagreements", s.disagreements}};
   }
   return {{"profiles", profiles}};
 }
 
 int run_agree(const std::vector<std::string>& arguments) {
   po::options_description options("redlock-sim agree [FILES...] [options]");
-  options.add_options()("help,h", "show this help")(
-      "markdown", po::value<std::string>(), "also write the table as Markdown to PATH")(
+  options.add_options()("help,h", "show this help")("markdown", po::value<std::string>(),
+                                                    "also write the table as Markdown to PATH")(
       "redis-server", po::value<std::string>()->default_value("redis-server"),
       "the redis-server binary (a path, or a name on PATH)")(
       "driver", po::value<std::string>(),
@@ -254,7 +254,8 @@ int run_agree(const std::vector<std::string>& arguments) {
     return exit_ok;
   }
   if (values.count("markdown")) {
-    if (auto failed = check_output_file("agree", "--markdown", values["markdown"].as<std::string>()))
+    if (auto failed =
+            check_output_file("agree", "--markdown", values["markdown"].as<std::string>()))
       return *failed;
   }
   std::vector<std::string> files;
@@ -342,7 +343,8 @@ int run_agree(const std::vector<std::string>& arguments) {
     }
   } else {
     for (std::size_t i = 0; i < scenarios.size(); ++i)
-      rows.push_back(Row{.file = scenarios[i].first, .name = scenarios[i].second.name, .scenario = i});
+      rows.push_back(
+          Row{.file = scenarios[i].first, .name = scenarios[i].second.name, .scenario = i});
   }
 
   install_real_interrupt_handlers();
@@ -413,16 +415,18 @@ int run_agree(const std::vector<std::string>& arguments) {
   const std::string table = by_profile ? profile_table(rows, manifests) : markdown_table(rows);
   std::printf("\n%s", table.c_str());
   if (values.count("markdown") && !write_file(values["markdown"].as<std::string>(), table)) {
-    std::fprintf(stderr, "redlock-sim: cannot write %s\n", values["markdown"].as<std::string>().c_str());
+    std::fprintf(stderr, "redlock-sim: cannot write %s\n",
+                 values["markdown"].as<std::string>().c_str());
     return exit_bad_input;
   }
   if (values.count("json") &&
       !write_file(values["json"].as<std::string>(), profile_json(rows, manifests).dump(2) + "\n")) {
-    std::fprintf(stderr, "redlock-sim: cannot write %s\n", values["json"].as<std::string>().c_str());
+    std::fprintf(stderr, "redlock-sim: cannot write %s\n",
+                 values["json"].as<std::string>().c_str());
     return exit_bad_input;
   }
-  const bool all = std::all_of(rows.begin(), rows.end(),
-                               [](const Row& r) { return r.unstageable || r.agree; });
+  const bool all =
+      std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.unstageable || r.agree; });
   return all ? exit_ok : exit_failed;
 }
 

@@ -68,8 +68,8 @@ std::optional<std::string> parse_config(const std::string& text, ClientConfig& c
     }
     for (const json& node : j.at("nodes")) {
       config.spec.nodes.push_back(node.at("name").get<std::string>());
-      config.endpoints.push_back({node.value("host", std::string("127.0.0.1")),
-                                  node.at("port").get<int>()});
+      config.endpoints.push_back(
+          {node.value("host", std::string("127.0.0.1")), node.at("port").get<int>()});
     }
     if (j.contains("resource")) {
       const json& r = j.at("resource");
@@ -79,8 +79,8 @@ std::optional<std::string> parse_config(const std::string& text, ClientConfig& c
           parse_fencing_mode(r.value("fencing", std::string("none")));
       if (!mode) return "resource.fencing: unknown mode";
       config.resource.fencing = *mode;
-      config.endpoints.push_back({r.value("host", std::string("127.0.0.1")),
-                                  r.at("port").get<int>()});
+      config.endpoints.push_back(
+          {r.value("host", std::string("127.0.0.1")), r.at("port").get<int>()});
     }
   } catch (const json::exception& error) {
     return std::string("--config: ") + error.what();
@@ -152,8 +152,8 @@ class RealClient {
 
   bool validity_passed() {
     if (!lease_ || !lease_->deadline.bounded()) return lease_ == nullptr;
-    const Instant now = lease_->deadline.clock == ClockKind::wall ? port_.wall_now()
-                                                                   : port_.monotonic_now();
+    const Instant now =
+        lease_->deadline.clock == ClockKind::wall ? port_.wall_now() : port_.monotonic_now();
     return now >= lease_->deadline.at;
   }
 
@@ -172,12 +172,9 @@ class RealClient {
     fencing_token_ = lease_->fencing_token;
     // Grants are numbered by the process (a re-entrant lock gives every grant the same value).
     const uint64_t number = ++leases_;
-    json event{{"event", "granted"},
-               {"start_mono_ns", started},
-               {"attempts", grant.attempts},
-               {"lease", number},
-               {"value", lease_->value},
-               {"deadline", deadline_json(lease_->deadline)}};
+    json event{{"event", "granted"},         {"start_mono_ns", started},
+               {"attempts", grant.attempts}, {"lease", number},
+               {"value", lease_->value},     {"deadline", deadline_json(lease_->deadline)}};
     if (lease_->fencing_token) event["fencing_token"] = *lease_->fencing_token;
     emit(std::move(event));
     lease_->on_lost = [this, number](const Lease& lease) {
@@ -252,21 +249,26 @@ class RealClient {
     if (resource.fencing == FencingMode::compare_and_set) {
       const std::string owner = lease_ ? lease_->value : std::string("-");
       Outcome set = co_await port_.send(
-          resource_endpoint(), resource_command(make_command("SETOWNER", resource.name, owner), false),
-          timeout);
+          resource_endpoint(),
+          resource_command(make_command("SETOWNER", resource.name, owner), false), timeout);
       if (!set.replied() || set.reply.is_error()) {
-        emit({{"event", "read"}, {"start_mono_ns", started}, {"ok", false}, {"text", "setowner failed"}});
+        emit({{"event", "read"},
+              {"start_mono_ns", started},
+              {"ok", false},
+              {"text", "setowner failed"}});
         co_return;
       }
     }
     const bool fenced = resource.fencing == FencingMode::fence_all;
-    Outcome outcome = co_await port_.send(
-        resource_endpoint(), resource_command(make_command("READ", resource.name), fenced), timeout);
+    Outcome outcome =
+        co_await port_.send(resource_endpoint(),
+                            resource_command(make_command("READ", resource.name), fenced), timeout);
     if (!outcome.replied() || outcome.reply.type != ReplyType::integer) {
-      emit({{"event", "read"},
-            {"start_mono_ns", started},
-            {"ok", false},
-            {"text", outcome.replied() ? "read refused: " + outcome.reply.text : "read timed out"}});
+      emit(
+          {{"event", "read"},
+           {"start_mono_ns", started},
+           {"ok", false},
+           {"text", outcome.replied() ? "read refused: " + outcome.reply.text : "read timed out"}});
       co_return;
     }
     last_read_ = outcome.reply.integer;
@@ -278,8 +280,11 @@ class RealClient {
     const int64_t v = value.value_or(last_read_ + 1);
     const uint64_t grant_id = grant_id_;
     if (!resource.enabled) {
-      emit({{"event", "write"}, {"start_mono_ns", started}, {"acknowledged", false},
-            {"value", v}, {"text", "no resource"}});
+      emit({{"event", "write"},
+            {"start_mono_ns", started},
+            {"acknowledged", false},
+            {"value", v},
+            {"text", "no resource"}});
       co_return;
     }
     redlock_sim::Command command;
@@ -339,8 +344,8 @@ int run_client(const std::vector<std::string>& arguments) {
     // same way, so retry jitter and lock values follow the simulated run's.
     // A restarted client goes on where its earlier life stopped, as the simulated process's
     // one stream does.
-    auto random = std::make_shared<Rng>(
-        Rng::derive(*config.seed, "process/" + config.spec.name + "/random"));
+    auto random =
+        std::make_shared<Rng>(Rng::derive(*config.seed, "process/" + config.spec.name + "/random"));
     for (uint64_t i = 0; i < config.random_skip; ++i)
       random->next_u64();
     random_words = config.random_skip;
@@ -374,7 +379,8 @@ int run_client(const std::vector<std::string>& arguments) {
   std::_Exit(exit_ok);
 }
 
-const Registrar registrar({"client", "one real client process of real-process mode (used by 'real')",
+const Registrar registrar({"client",
+                           "one real client process of real-process mode (used by 'real')",
                            &run_client});
 
 }  // namespace

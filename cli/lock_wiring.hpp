@@ -15,7 +15,6 @@ LockFactory registry_lock_factory();
 bool accepts(const LockEntry& entry, const std::string& key);
 // The scenario with every client running `entry` instead: the node lists and workloads stay;
 // parameters the lock does not take are dropped. Nothing (and `error`) when it cannot run there.
-std::optional<Scenario> swap_lock(const Scenario& base, const LockEntry& entry,
-                                  std::string& error);
+std::optional<Scenario> swap_lock(const Scenario& base, const LockEntry& entry, std::string& error);
 
 }  // namespace redlock_sim::cli

@@ -47,7 +47,6 @@ struct Row {
   Scenario base;
 };
 
-
 struct Job {
   const Row* row;
   const MatrixColumn* column;

@@ -3,9 +3,9 @@
 // (verdicts, story, --json, --html, --timeline), plus how late each real action happened.
 // Exit 0 when every expectation in the file is met, 1 otherwise, 2 on bad input or when the file
 // cannot be staged (nothing is left running either way).
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
-#include <algorithm>
 #include <functional>
 
 #include "cli/command.hpp"
@@ -98,11 +98,11 @@ int run_real_command(const std::vector<std::string>& arguments) {
     if (auto error = driver_by_name(values["driver"].as<std::string>(), driver)) {
       return bad_input("real: " + *error);
     }
-    const bool used = std::any_of(scenario.clients.begin(), scenario.clients.end(),
-                                  [&](const ClientSpec& c) {
-                                    return std::find(driver.profiles.begin(), driver.profiles.end(),
-                                                     c.profile) != driver.profiles.end();
-                                  });
+    const bool used =
+        std::any_of(scenario.clients.begin(), scenario.clients.end(), [&](const ClientSpec& c) {
+          return std::find(driver.profiles.begin(), driver.profiles.end(), c.profile) !=
+                 driver.profiles.end();
+        });
     if (!used) {
       return bad_input("real: no client of " + file + " has a profile driver " + driver.name +
                        " runs");
@@ -140,9 +140,10 @@ int run_real_command(const std::vector<std::string>& arguments) {
       return exit_bad_input;
     }
   }
-  if (values.count("html") && !write_file(values["html"].as<std::string>(),
-                                          html_report(result, scenario))) {
-    std::fprintf(stderr, "redlock-sim: cannot write %s\n", values["html"].as<std::string>().c_str());
+  if (values.count("html") &&
+      !write_file(values["html"].as<std::string>(), html_report(result, scenario))) {
+    std::fprintf(stderr, "redlock-sim: cannot write %s\n",
+                 values["html"].as<std::string>().c_str());
     return exit_bad_input;
   }
   std::FILE* people = json_to_stdout ? stderr : stdout;

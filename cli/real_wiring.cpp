@@ -2,8 +2,8 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -37,7 +37,7 @@ std::optional<std::string> find_program(const std::string& name) {
 }  // namespace
 
 void install_real_interrupt_handlers() {
-  struct sigaction action{};
+  struct sigaction action {};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
   ::sigaction(SIGINT, &action, nullptr);
@@ -86,8 +86,7 @@ std::optional<std::string> driver_manifests(std::vector<DriverManifest>& out) {
                        .library = j.value("library", std::string()),
                        .profiles = j.at("profiles").get<std::vector<std::string>>(),
                        .command = j.at("command").get<std::vector<std::string>>(),
-                       .requires_programs =
-                           j.value("requires", std::vector<std::string>()),
+                       .requires_programs = j.value("requires", std::vector<std::string>()),
                        .folder = manifest.parent_path().string()};
       if (d.command.empty()) throw std::runtime_error("empty command");
       out.push_back(std::move(d));
@@ -111,10 +110,8 @@ std::optional<std::string> driver_by_name(const std::string& name, real::DriverS
                "scripts/install-drivers.sh installs every driver's toolchain and packages)";
       }
     }
-    out = real::DriverSpec{.name = d.name,
-                           .profiles = d.profiles,
-                           .argv = d.command,
-                           .working_directory = d.folder};
+    out = real::DriverSpec{
+        .name = d.name, .profiles = d.profiles, .argv = d.command, .working_directory = d.folder};
     return std::nullopt;
   }
   return "unknown driver '" + name + "' (drivers: " + (known.empty() ? "none" : known) + ")";
@@ -163,8 +160,8 @@ std::string real_timing_text(const real::RealReport& report) {
     return t.str();
   };
   out << "\nReal run (" << report.wall_ms << " ms of wall time): " << report.actions.size()
-      << " scheduled fault(s) and step(s), late by " << ms(report.late_us_median)
-      << " median, " << ms(report.late_us_max) << " at most; proxy deliveries late by "
+      << " scheduled fault(s) and step(s), late by " << ms(report.late_us_median) << " median, "
+      << ms(report.late_us_max) << " at most; proxy deliveries late by "
       << ms(report.proxy_late_us_max) << " at most.\n";
   for (const real::ActionTiming& a : report.actions) {
     out << "  " << a.scheduled_ms << " ms  " << a.what << "  late " << ms(a.late_us) << "\n";

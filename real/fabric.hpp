@@ -23,7 +23,8 @@ class Fabric {
   // An in-process service: the reply to one command at true time `now`.
   using Service = std::function<Reply(const Command& command, ProcessId from, Instant now)>;
 
-  Fabric(Loop& loop, Network& network, int64_t t0_ns) : loop_(loop), network_(network), t0_ns_(t0_ns) {}
+  Fabric(Loop& loop, Network& network, int64_t t0_ns)
+      : loop_(loop), network_(network), t0_ns_(t0_ns) {}
   ~Fabric();
   Fabric(const Fabric&) = delete;
   Fabric& operator=(const Fabric&) = delete;

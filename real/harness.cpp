@@ -1,10 +1,10 @@
 #include "real/harness.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -54,9 +54,9 @@ class ClockFile {
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return false;
     const bool sized = ::ftruncate(fd, sizeof(int64_t)) == 0;
-    void* mapped =
-        sized ? ::mmap(nullptr, sizeof(int64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
-              : MAP_FAILED;
+    void* mapped = sized
+                       ? ::mmap(nullptr, sizeof(int64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                       : MAP_FAILED;
     ::close(fd);
     if (mapped == MAP_FAILED) return false;
     slot_ = static_cast<int64_t*>(mapped);
@@ -75,7 +75,6 @@ class ClockFile {
   int64_t* slot_ = nullptr;
   int64_t offset_ns_ = 0;
 };
-
 
 }  // namespace
 
@@ -123,8 +122,8 @@ struct NodeRun {
   ClockFile clock_file;
   ChildProcess process;
   bool paused = false;
-  std::string fsync_log;                           // what the shim saw made durable
-  std::map<uint64_t, int64_t> durable_at_start;    // inode -> size, on disk before time zero
+  std::string fsync_log;                         // what the shim saw made durable
+  std::map<uint64_t, int64_t> durable_at_start;  // inode -> size, on disk before time zero
 };
 
 struct ClientRun {
@@ -151,8 +150,8 @@ struct ClientRun {
   uint64_t grant_id = 0;
   std::vector<uint64_t> outer;
   std::map<uint64_t, uint64_t> grant_by_lease;  // the process's lease number -> grant id
-  bool skip_write = false;                       // the workload's read failed: no write
-  uint64_t random_words = 0;                     // drawn by its lives so far
+  bool skip_write = false;                      // the workload's read failed: no write
+  uint64_t random_words = 0;                    // drawn by its lives so far
   nlohmann::json config_json;
   int watchdogs = 0;
   int generation = 0;
@@ -311,16 +310,25 @@ Instant RealWorld::stamp(const json& event, const char* key) const {
 std::optional<std::string> RealWorld::start_node(NodeRun& n) {
   const NodeSpec& spec = *n.spec;
   std::vector<std::string> argv = {options_.redis_server,
-                                   "--port", std::to_string(n.port),
-                                   "--bind", "127.0.0.1",
-                                   "--dir", n.folder,
-                                   "--daemonize", "no",
-                                   "--protected-mode", "no",
-                                   "--logfile", "",
-                                   "--dbfilename", "dump.rdb"};
+                                   "--port",
+                                   std::to_string(n.port),
+                                   "--bind",
+                                   "127.0.0.1",
+                                   "--dir",
+                                   n.folder,
+                                   "--daemonize",
+                                   "no",
+                                   "--protected-mode",
+                                   "no",
+                                   "--logfile",
+                                   "",
+                                   "--dbfilename",
+                                   "dump.rdb"};
   if (spec.persistence.mode == PersistenceMode::rdb) {
-    argv.insert(argv.end(), {"--save", std::to_string(std::max<int64_t>(
-                                           1, spec.persistence.rdb_interval_ms / 1000)) + " 1"});
+    argv.insert(
+        argv.end(),
+        {"--save",
+         std::to_string(std::max<int64_t>(1, spec.persistence.rdb_interval_ms / 1000)) + " 1"});
   } else {
     argv.insert(argv.end(), {"--save", ""});
   }
@@ -333,8 +341,9 @@ std::optional<std::string> RealWorld::start_node(NodeRun& n) {
     argv.insert(argv.end(), {"--appendonly", "no"});
   }
   if (spec.min_replicas_to_write > 0) {
-    argv.insert(argv.end(), {"--min-replicas-to-write", std::to_string(spec.min_replicas_to_write),
-                             "--min-replicas-max-lag", std::to_string(spec.min_replicas_max_lag_s)});
+    argv.insert(argv.end(),
+                {"--min-replicas-to-write", std::to_string(spec.min_replicas_to_write),
+                 "--min-replicas-max-lag", std::to_string(spec.min_replicas_max_lag_s)});
   }
   SpawnOptions spawn{.argv = argv,
                      .environment = {{"LD_PRELOAD", options_.shim_library},
@@ -361,8 +370,9 @@ std::optional<std::string> RealWorld::wait_until_ready(NodeRun& n, int timeout_m
   std::string line;
   while (std::getline(in, line))
     log = line;  // the last line says why, usually
-  return "node " + n.spec->name + ": redis-server did not answer on 127.0.0.1:" +
-         std::to_string(n.port) + (log.empty() ? "" : " (its log: " + log + ")");
+  return "node " + n.spec->name +
+         ": redis-server did not answer on 127.0.0.1:" + std::to_string(n.port) +
+         (log.empty() ? "" : " (its log: " + log + ")");
 }
 
 std::optional<std::string> RealWorld::spawn_client(ClientRun& c) {
@@ -399,7 +409,8 @@ std::optional<std::string> RealWorld::start() {
   if (no_temp || pattern.empty()) pattern = "/tmp";
   pattern += "/redlock-real-XXXXXX";
   const char* made = ::mkdtemp(pattern.data());
-  if (made == nullptr) return std::string("cannot make a temporary folder: ") + std::strerror(errno);
+  if (made == nullptr)
+    return std::string("cannot make a temporary folder: ") + std::strerror(errno);
   folder_ = made;
   // Process ids as the simulator numbers them: nodes, resource, counter, clients.
   for (const NodeSpec& spec : scenario_.nodes) {
@@ -481,20 +492,19 @@ std::optional<std::string> RealWorld::start() {
       const ProcessId to = id_of(name);
       int port = -1;
       if (name == "counter" && counter_) {
-        port = fabric_->listen_service(c->id, to, [this](const Command& command, ProcessId,
-                                                         Instant) { return counter_->apply(command); });
+        port =
+            fabric_->listen_service(c->id, to, [this](const Command& command, ProcessId, Instant) {
+              return counter_->apply(command);
+            });
       } else {
         port = fabric_->listen_upstream(c->id, to, node(to)->port);
       }
       if (port <= 0) return "cannot open a proxy port for " + spec.name + " -> " + name;
       nodes.push_back({{"name", name}, {"host", "127.0.0.1"}, {"port", port}});
     }
-    json config{{"client", spec.name},
-                {"profile", spec.profile},
-                {"lock", spec.lock},
-                {"watchdog", spec.watchdog},
-                {"params", spec.params},
-                {"seed", scenario_.seed},
+    json config{{"client", spec.name},   {"profile", spec.profile},
+                {"lock", spec.lock},     {"watchdog", spec.watchdog},
+                {"params", spec.params}, {"seed", scenario_.seed},
                 {"nodes", nodes}};
     if (resource_id) {
       const int port = fabric_->listen_service(
@@ -538,14 +548,16 @@ std::optional<std::string> RealWorld::start() {
   // in second W, and both worlds tick at the same true instants.
   const int64_t second = 1'000'000'000;
   const int64_t whole_second = (realtime_ns() / second + 1) * second;
-  for (auto& n : nodes_) n->clock_file.set(whole_second + second / 10 - realtime_ns());
+  for (auto& n : nodes_)
+    n->clock_file.set(whole_second + second / 10 - realtime_ns());
   for (auto& n : nodes_) {
     if (auto error = start_node(*n)) return error;
   }
   for (auto& n : nodes_) {
     if (auto error = wait_until_ready(*n, 5'000)) return error;
   }
-  for (auto& n : nodes_) record_durable_baseline(*n);
+  for (auto& n : nodes_)
+    record_durable_baseline(*n);
 
   for (auto& c : clients_) {
     if (const DriverSpec* driver = driver_for(*c->spec)) {
@@ -571,11 +583,10 @@ std::optional<std::string> RealWorld::start() {
     }
     const int64_t wall_at_t0 = wall_zero + offset_ms * 1'000'000;
     if (file != nullptr) file->set(wall_at_t0 - realtime_at_t0);
-    clocks_[id] = ProcessClock(
-        ProcessClock::Options{.true_start = Instant::zero(),
-                              .wall_at_start = Instant::from_ns(file != nullptr ? wall_at_t0
-                                                                                : realtime_at_t0),
-                              .monotonic_at_start = Instant::from_ns(t0_ns_)});
+    clocks_[id] = ProcessClock(ProcessClock::Options{
+        .true_start = Instant::zero(),
+        .wall_at_start = Instant::from_ns(file != nullptr ? wall_at_t0 : realtime_at_t0),
+        .monotonic_at_start = Instant::from_ns(t0_ns_)});
   }
   return std::nullopt;
 }
@@ -584,8 +595,8 @@ std::optional<std::string> RealWorld::start() {
 
 void RealWorld::send(ClientRun& c, const std::string& line) {
   const std::string text = line + "\n";
-  if (c.process.stdin_fd() < 0 ||
-      ::write(c.process.stdin_fd(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+  if (c.process.stdin_fd() < 0 || ::write(c.process.stdin_fd(), text.data(), text.size()) !=
+                                      static_cast<ssize_t>(text.size())) {
     return;  // it died; its death is noticed on its output
   }
   c.busy = true;
@@ -614,12 +625,13 @@ void RealWorld::advance_steps(ClientRun& c) {
   const StepSpec& step = steps[c.step];
   if (step.at_ms && !c.wait_timer && true_now() < Instant::from_ms(*step.at_ms)) {
     ClientRun* pointer = &c;
-    c.wait_timer = loop_.at(real_time_of_ms(*step.at_ms), [this, pointer, at = *step.at_ms,
-                                                          name = std::string(step_kind_name(step.kind))] {
-      pointer->wait_timer.reset();
-      timed("step " + name + " " + pointer->spec->name, at);
-      advance(*pointer);
-    });
+    c.wait_timer =
+        loop_.at(real_time_of_ms(*step.at_ms),
+                 [this, pointer, at = *step.at_ms, name = std::string(step_kind_name(step.kind))] {
+                   pointer->wait_timer.reset();
+                   timed("step " + name + " " + pointer->spec->name, at);
+                   advance(*pointer);
+                 });
     return;
   }
   if (c.wait_timer) return;
@@ -713,7 +725,8 @@ bool RealWorld::read_client_output(ClientRun& c) {
           event.at("mono_ns").is_number_integer()) {
         stamp = event.at("mono_ns").get<int64_t>();
       }
-      pending_.push_back({stamp, sequence_++, c.id, c.generation, std::move(event), std::move(line)});
+      pending_.push_back(
+          {stamp, sequence_++, c.id, c.generation, std::move(event), std::move(line)});
     }
   }
 }
@@ -821,9 +834,9 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
     c.finished = true;
     return;
   }
-  static const char* const results[] = {"granted",  "acquire_failed", "released",
-                                       "release_failed", "extended", "extend_failed",
-                                       "read",     "write",          "slept", "checked"};
+  static const char* const results[] = {"granted",  "acquire_failed", "released", "release_failed",
+                                        "extended", "extend_failed",  "read",     "write",
+                                        "slept",    "checked"};
   if (std::find(std::begin(results), std::end(results), kind) == std::end(results)) {
     return;  // an event this harness does not know (a driver's own): not a command's result
   }
@@ -1000,8 +1013,8 @@ void RealWorld::arm_restart(ProcessId id) {
   PendingRestart& pending = restarts_[id];
   if (!pending.armed) return;
   if (pending.timer) loop_.cancel(*pending.timer);
-  const Instant at = clocks_.at(id).first_true_time_reaching(pending.clock, pending.local_deadline,
-                                                             true_now());
+  const Instant at =
+      clocks_.at(id).first_true_time_reaching(pending.clock, pending.local_deadline, true_now());
   last_scheduled_ms_ = std::max(last_scheduled_ms_, at.ms_floor() + 1);
   pending.timer = loop_.at(t0_ns_ + at.ns(), [this, id, at] {
     PendingRestart& p = restarts_[id];
@@ -1109,7 +1122,8 @@ int64_t RealWorld::lose_unsynced_writes(NodeRun& n) {
     if (::stat(it->path().c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
     if (it->path().filename() == "redis.log") continue;  // the harness's, not the node's disk
     const auto found = durable.find(info.st_ino);
-    const int64_t keep = found == durable.end() ? 0 : std::min<int64_t>(found->second, info.st_size);
+    const int64_t keep =
+        found == durable.end() ? 0 : std::min<int64_t>(found->second, info.st_size);
     if (keep < info.st_size && ::truncate(it->path().c_str(), keep) == 0) {
       cut += info.st_size - keep;
     }
@@ -1129,7 +1143,8 @@ void RealWorld::crash(const FaultSpec& fault) {
   if (n != nullptr) {
     if (!n->paused) {
       const std::optional<std::string> size = loopback_command(n->port, {"DBSIZE"}, 100);
-      if (size && size->size() > 1 && (*size)[0] == ':') pending.keys_before = std::stoll(size->substr(1));
+      if (size && size->size() > 1 && (*size)[0] == ':')
+        pending.keys_before = std::stoll(size->substr(1));
     }
     if (fault.kind == FaultKind::shutdown) {
       n->process.terminate_and_reap(5'000);
@@ -1156,8 +1171,8 @@ void RealWorld::crash(const FaultSpec& fault) {
   }
   if (fault.duration_ms) {
     pending.clock = fault.restart_clock;
-    pending.local_deadline =
-        clocks_.at(id).read(fault.restart_clock, true_now()) + Duration::from_ms(*fault.duration_ms);
+    pending.local_deadline = clocks_.at(id).read(fault.restart_clock, true_now()) +
+                             Duration::from_ms(*fault.duration_ms);
     pending.armed = true;
     arm_restart(id);
   }
@@ -1206,8 +1221,9 @@ void RealWorld::schedule_fault(const FaultSpec& fault) {
     case FaultKind::pause:
       when([this, target, fault] {
         pause(target, true);
-        tell(target, "fault",
-             "paused" + (fault.duration_ms ? " for " + ms_text(*fault.duration_ms) : std::string()));
+        tell(
+            target, "fault",
+            "paused" + (fault.duration_ms ? " for " + ms_text(*fault.duration_ms) : std::string()));
         history_.probe("pause");
       });
       if (fault.duration_ms) {
@@ -1242,16 +1258,18 @@ void RealWorld::schedule_fault(const FaultSpec& fault) {
       });
       return;
     case FaultKind::partition: {
-      PartitionRule rule{.side_a = ids_of(fault.side_a),
-                         .side_b = ids_of(fault.side_b),
-                         .one_way = fault.one_way,
-                         .start = Instant::from_ms(fault.at_ms),
-                         .end = fault.until_ms ? Instant::from_ms(*fault.until_ms) : Instant::max()};
+      PartitionRule rule{
+          .side_a = ids_of(fault.side_a),
+          .side_b = ids_of(fault.side_b),
+          .one_way = fault.one_way,
+          .start = Instant::from_ms(fault.at_ms),
+          .end = fault.until_ms ? Instant::from_ms(*fault.until_ms) : Instant::max()};
       const std::size_t index = network_.add_partition(std::move(rule));
       if (!fault.name.empty()) partitions_[fault.name] = index;
       if (fault.until_ms) last_scheduled_ms_ = std::max(last_scheduled_ms_, *fault.until_ms);
-      std::string text = std::string(fault.one_way ? "can no longer send to " : "is cut off from ") +
-                         joined(fault.side_b);
+      std::string text =
+          std::string(fault.one_way ? "can no longer send to " : "is cut off from ") +
+          joined(fault.side_b);
       if (fault.side_a.size() > 1) text = "(with " + joined(fault.side_a, 1) + ") " + text;
       if (fault.until_ms) text += " until " + std::to_string(*fault.until_ms) + " ms";
       const ProcessId teller = id_of(fault.side_a.front());

@@ -47,7 +47,7 @@ struct RealOptions {
 
 // One scheduled action and how late it really happened.
 struct ActionTiming {
-  std::string what;     // "fault clock_step N3", "step acquire A", ...
+  std::string what;  // "fault clock_step N3", "step acquire A", ...
   int64_t scheduled_ms = 0;
   int64_t late_us = 0;  // actual minus scheduled, microseconds
 };
@@ -56,7 +56,7 @@ struct RealReport {
   std::vector<ActionTiming> actions;
   int64_t late_us_max = 0;
   int64_t late_us_median = 0;
-  int64_t proxy_late_us_max = 0;  // the proxies' worst delivery against its planned time
+  int64_t proxy_late_us_max = 0;      // the proxies' worst delivery against its planned time
   std::vector<std::string> warnings;  // a step and a fault closer than the measured jitter
   int64_t wall_ms = 0;                // the whole real run, set-up and clean-up included
   std::string folder;                 // where logs were (kept only with keep_folder)

@@ -77,7 +77,8 @@ std::optional<std::string> ChildProcess::start(const SpawnOptions& options) {
         if (!options.pipe_stdout) ::dup2(log, STDOUT_FILENO);
       }
     }
-    if (options.pipe_stdin) ::dup2(in_pipe[0], STDIN_FILENO);
+    if (options.pipe_stdin)
+      ::dup2(in_pipe[0], STDIN_FILENO);
     else {
       const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
       if (null >= 0) ::dup2(null, STDIN_FILENO);

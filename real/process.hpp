@@ -14,8 +14,8 @@ namespace redlock_sim::real {
 struct SpawnOptions {
   std::vector<std::string> argv;
   std::map<std::string, std::string> environment;  // added to the harness's own
-  std::string log_path;                             // stdout and stderr, unless piped
-  std::string working_directory;                    // empty: the harness's
+  std::string log_path;                            // stdout and stderr, unless piped
+  std::string working_directory;                   // empty: the harness's
   bool pipe_stdin = false;
   bool pipe_stdout = false;
 };

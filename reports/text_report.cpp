@@ -135,8 +135,8 @@ std::string summary_text(const ScenarioResult& result, const std::string& descri
     out += format("\n%llu events, %lld ms simulated, %llu grant(s), trace digest %s (%s)\n",
                   static_cast<unsigned long long>(result.stats.events),
                   static_cast<long long>(result.stats.simulated_ms),
-                  static_cast<unsigned long long>(result.stats.grants),
-                  result.trace_digest.c_str(), result.stats.stop.c_str());
+                  static_cast<unsigned long long>(result.stats.grants), result.trace_digest.c_str(),
+                  result.stats.stop.c_str());
   }
   if (result.expectations_met) {
     out += "Expectations: met\n";

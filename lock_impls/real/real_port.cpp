@@ -3,8 +3,8 @@
 #include <hiredis/hiredis.h>
 #include <sys/time.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <thread>
 #include <utility>

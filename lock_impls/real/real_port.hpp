@@ -14,12 +14,12 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <span>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>

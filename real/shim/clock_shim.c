@@ -79,7 +79,9 @@ static void add_ns(struct timespec* t, int64_t ns) {
   t->tv_nsec = (long)total;
 }
 
-__attribute__((constructor)) static void clock_shim_init(void) { map_offset_file(); }
+__attribute__((constructor)) static void clock_shim_init(void) {
+  map_offset_file();
+}
 
 /* ---- fsync log ---- */
 
@@ -92,7 +94,8 @@ static void append_number(char* buffer, int* length, unsigned long long value) {
     digits[count++] = (char)('0' + value % 10);
     value /= 10;
   } while (value != 0);
-  while (count > 0) buffer[(*length)++] = digits[--count];
+  while (count > 0)
+    buffer[(*length)++] = digits[--count];
 }
 
 static void log_synced(int fd) {

@@ -522,7 +522,6 @@ void judge(const Scenario& scenario, ScenarioResult& result) {
   result.expectations_met = failures.empty();
 }
 
-
 ScenarioResult run_scenario(const Scenario& scenario, const LockFactory& factory,
                             const RunOptions& options) {
   World world(scenario, options.seed.value_or(scenario.seed), options);

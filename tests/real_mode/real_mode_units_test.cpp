@@ -54,8 +54,8 @@ TEST(ClockShim, ShiftsTheWallClockOfARealProcess) {
     const int64_t offset_ns = 1'000'000'000'000;  // +1000 s
     out.write(reinterpret_cast<const char*>(&offset_ns), sizeof(offset_ns));
   }
-  const std::string command = "LD_PRELOAD=" + shim + " REDLOCK_SIM_CLOCK_FILE=" + clock_file +
-                              " date +%s; date +%s";
+  const std::string command =
+      "LD_PRELOAD=" + shim + " REDLOCK_SIM_CLOCK_FILE=" + clock_file + " date +%s; date +%s";
   FILE* pipe = ::popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   long long shifted = 0, plain = 0;
@@ -120,8 +120,11 @@ TEST(Fabric, RoutesByTheSimulatorsNetworkRules) {
   network.ensure_processes(2);
   network.set_default_delay(DelaySpec::fixed(Duration::from_ms(20)));
   const int64_t t0 = monotonic_ns();
-  network.add_hold(HoldRule{.from = 0, .to = 1, .command = "HOLDME",
-                            .active_from = Instant::zero(), .release_at = Instant::from_ms(1000)});
+  network.add_hold(HoldRule{.from = 0,
+                            .to = 1,
+                            .command = "HOLDME",
+                            .active_from = Instant::zero(),
+                            .release_at = Instant::from_ms(1000)});
   Fabric fabric(loop, network, t0);
   const int port = fabric.listen_service(0, 1, [](const Command& c, ProcessId, Instant) {
     return Reply::bulk(c.empty() ? "" : c.front());
@@ -143,9 +146,8 @@ TEST(Fabric, RoutesByTheSimulatorsNetworkRules) {
   cut_network.ensure_processes(2);
   cut_network.add_partition(PartitionRule{.side_a = {0}, .side_b = {1}});
   Fabric cut(loop, cut_network, monotonic_ns());
-  const int cut_port = cut.listen_service(0, 1, [](const Command&, ProcessId, Instant) {
-    return Reply::ok();
-  });
+  const int cut_port =
+      cut.listen_service(0, 1, [](const Command&, ProcessId, Instant) { return Reply::ok(); });
   EXPECT_EQ(exchange(loop, cut_port, {"PING"}, 200), "");
   EXPECT_EQ(cut.dropped(), 1u);
 }
