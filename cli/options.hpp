@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "scenarios/lint.hpp"
 #include "scenarios/parser.hpp"
 
 namespace redlock_sim::cli {
@@ -111,7 +112,11 @@ inline bool folder_is_writable(const std::filesystem::path& folder) {
 // and returns nothing (the caller exits with exit_bad_input).
 inline std::optional<Scenario> load_scenario(const std::string& file, const ProfileCheck& check) {
   try {
-    return parse_scenario_file(file, check);
+    Scenario scenario = parse_scenario_file(file, check);
+    // A file that parses can still not be what its author meant: said once, on stderr.
+    for (const std::string& warning : scenario_warnings(scenario))
+      std::fprintf(stderr, "redlock-sim: warning: %s: %s\n", file.c_str(), warning.c_str());
+    return scenario;
   } catch (const ScenarioError& error) {
     std::fprintf(stderr, "redlock-sim: %s\n", error.what());
     return std::nullopt;
