@@ -47,6 +47,7 @@ function monoNs() {
 
 function emit(event) {
   event.mono_ns = monoNs();
+  event.random_words = randomWords;
   event.wall_ns = BigInt(Date.now()) * 1000000n;
   const text = JSON.stringify(event, (key, value) =>
     typeof value === 'bigint' ? `__bigint__${value}` : value).replace(/"__bigint__(-?\d+)"/g, '$1');
@@ -119,6 +120,80 @@ const settings = {
   retryDelay: delayMin + delayJitter / 2,
   retryJitter: delayJitter / 2,
 };
+
+// ---- randomness ------------------------------------------------------------------------------
+
+// The library's retry jitter is Math.random(). With a seed in --config, Math.random() is fed
+// from the simulated process's random stream (Rng::derive(seed, "process/<name>/random"),
+// xoshiro256** seeded by SplitMix64, sim/kernel/random.cpp), so the real library waits the same
+// delays as its simulated twin: the profile draws a delay as min + (word % (jitter + 1)) ms, and
+// the value handed to the library is the one for which its own formula,
+// retryDelay + floor((r * 2 - 1) * retryJitter), gives that delay (the library cannot wait
+// min + jitter exactly: r < 1, so that one draw gives one ms less). The profile takes two words
+// for every lock value (16 bytes) at the start of each acquisition; the library takes its value
+// from crypto.randomBytes, so the driver skips those two words when an acquisition starts. Every
+// event carries `random_words` so that a restarted client goes on from there (random_skip).
+// Without a seed the library keeps Node's own Math.random.
+const MASK64 = (1n << 64n) - 1n;
+let randomWords = 0n;
+let nextWord = null;
+
+function seedStream(seed, component, skip) {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of Buffer.from(component, 'utf8')) {
+    hash ^= BigInt(byte);
+    hash = (hash * 0x100000001b3n) & MASK64;
+  }
+  let splitState = (BigInt(seed) ^ hash) & MASK64;
+  const splitmix = () => {
+    splitState = (splitState + 0x9e3779b97f4a7c15n) & MASK64;
+    let z = splitState;
+    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK64;
+    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK64;
+    return z ^ (z >> 31n);
+  };
+  splitState = splitmix();  // Rng::derive: SplitMix64(root ^ hash).next() seeds Rng(...)
+  const s = [splitmix(), splitmix(), splitmix(), splitmix()];
+  const rotl = (x, k) => ((x << BigInt(k)) | (x >> BigInt(64 - k))) & MASK64;
+  nextWord = () => {
+    const result = (rotl((s[1] * 5n) & MASK64, 7) * 9n) & MASK64;
+    const t = (s[1] << 17n) & MASK64;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    randomWords += 1n;
+    return result;
+  };
+  for (let i = 0n; i < BigInt(skip); i++) nextWord();
+  randomWords = BigInt(skip);
+}
+
+// Port::random_u64: the word's bytes, stored little-endian, read back big-endian.
+function byteSwapped(word) {
+  let out = 0n;
+  for (let i = 0; i < 8; i++) {
+    out = (out << 8n) | (word & 0xffn);
+    word >>= 8n;
+  }
+  return out;
+}
+
+function skipTokenWords() {
+  if (nextWord !== null) { nextWord(); nextWord(); }
+}
+
+if (config.seed !== undefined && config.seed !== null) {
+  seedStream(config.seed, `process/${config.client}/random`, config.random_skip || 0);
+  const jitterSpan = delayJitter;  // the profile's: delays in [min, min + jitterSpan]
+  Math.random = () => {
+    if (jitterSpan <= 0) return 0.5;  // the profile draws nothing without jitter
+    const k = Number(byteSwapped(nextWord()) % BigInt(jitterSpan + 1));
+    return Math.min(k + 0.5, jitterSpan - 0.5) / jitterSpan;
+  };
+}
 
 // ---- transport -------------------------------------------------------------------------------
 
@@ -320,6 +395,7 @@ function deadlineOf(lock) {
 }
 
 async function acquire(started) {
+  skipTokenWords();
   let lock;
   try {
     lock = await redlock.lock(lockName, ttl);

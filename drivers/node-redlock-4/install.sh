@@ -17,4 +17,5 @@ if [[ -f $stamp && "$(cat "$stamp")" == "$want" ]]; then
 fi
 npm ci --no-audit --no-fund --loglevel=error
 echo "$want" > "$stamp"
-echo "node-redlock-4: installed redlock $(node -p 'require("redlock/package.json").version') with ioredis $(node -p 'require("ioredis/package.json").version')"
+version() { node -p "require('./node_modules/$1/package.json').version"; }
+echo "node-redlock-4: installed redlock $(version redlock) with ioredis $(version ioredis)"
