@@ -32,7 +32,10 @@
 //	(the library's default is [50, 250) ms, the profile's [50, 249]); drift_ppm -> WithDriftFactor;
 //	request_timeout_ms -> WithTimeoutFactor(timeout / expiry) (the library's per-attempt context
 //	timeout, default expiry * 0.05); fail_fast -> WithFailFast; set_nx_on_extend ->
-//	WithSetNXOnExtend. status_bug (before PRs #38/#61) is not in this version: refused.
+//	WithSetNXOnExtend. status_bug (the `status != 0` comparison before PRs #38/#61, fixed in
+//	v4.0.4) is not in v4.17.0: a client with it is run by redsync-driver-v4.0.3, this same
+//	program built against redsync v4.0.3 (lib_statusbug.go, v4.0.3.mod), which exposes no
+//	validity: its deadline is the profile's formula, marked "deadline_source": "profile".
 //
 // go-redis is configured with ContextTimeoutEnabled, so the context deadline redsync sets per
 // attempt bounds the socket reads (the profile models it as a per-request timeout; without it
@@ -53,7 +56,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand"
 	"net"
 	"os"
@@ -65,11 +67,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/go-redsync/redsync/v4"
 	redsyncredis "github.com/go-redsync/redsync/v4/redis"
-	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
-	goredislib "github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 const profileName = "redsync-v4"
@@ -222,10 +220,11 @@ func byteSwapped(w uint64) uint64 {
 // A redsync Pool around the go-redis adapter that counts, for the story, the nodes whose script
 // answered 1 (released, extended) and the acquisition attempts (SET NX on the first node).
 type countingPool struct {
-	inner    redsyncredis.Pool
-	first    bool
-	yes      *atomic.Int64
-	attempts *atomic.Int64
+	inner        redsyncredis.Pool
+	first        bool
+	yes          *atomic.Int64
+	attempts     *atomic.Int64
+	attemptStart *atomic.Int64
 }
 
 func (p countingPool) Get(ctx context.Context) (redsyncredis.Conn, error) {
@@ -244,6 +243,7 @@ type countingConn struct {
 func (c countingConn) SetNX(name string, value string, expiry time.Duration) (bool, error) {
 	if c.pool.first {
 		c.pool.attempts.Add(1)
+		c.pool.attemptStart.Store(monoNs())
 	}
 	return c.Conn.SetNX(name, value, expiry)
 }
@@ -356,8 +356,28 @@ func ioReadFull(reader *bufio.Reader, buf []byte) (int, error) {
 
 // ---- the client -----------------------------------------------------------------------------
 
+// The library as the driver uses it: lib_current.go (v4.17.0) or, built with the tag statusbug,
+// lib_statusbug.go (v4.0.3, for the status_bug param).
+type lockMutex interface {
+	Lock() error
+	Unlock() (bool, error)
+	Extend() (bool, error)
+	Value() string
+}
+
+type lockLib interface {
+	newMutex(name string) lockMutex
+	// The deadline of a grant just made, of an extension that started at `start` (CLOCK_MONOTONIC
+	// ns) and was just reported successful, and whether it has passed.
+	grantDeadline(m lockMutex) event
+	extendDeadline(m lockMutex, start int64) event
+	expired(m lockMutex) bool
+	// "profile" when the library exposes no validity and the deadline is the profile's formula.
+	deadlineSource() string
+}
+
 type grant struct {
-	mutex    *redsync.Mutex
+	mutex    lockMutex
 	number   uint64
 	grantID  uint64
 	token    *int64
@@ -365,23 +385,18 @@ type grant struct {
 }
 
 type driver struct {
-	config   *clientConfig
-	rs       *redsync.Redsync
-	options  []redsync.Option
-	stream   *rng
-	yes      atomic.Int64
-	attempts atomic.Int64
-	leases   uint64
-	current  *grant
-	outer    []*grant
-	lastRead int64
-	resource *respClient
-}
-
-func deadlineOf(until time.Time) event {
-	now := time.Now()
-	mono := monoNs()
-	return event{"clock": "monotonic", "at_ns": mono + int64(until.Sub(now))}
+	config       *clientConfig
+	lib          lockLib
+	stream       *rng
+	yes          atomic.Int64
+	attempts     atomic.Int64
+	attemptStart atomic.Int64 // CLOCK_MONOTONIC ns when the latest attempt sent its first SET NX
+	leases       uint64
+	current      *grant
+	outer        []*grant
+	lastRead     int64
+	resource     *respClient
+	notes        []string // for the story, once ready
 }
 
 func (d *driver) acquire(started int64) {
@@ -389,7 +404,7 @@ func (d *driver) acquire(started int64) {
 		d.stream.next() // the profile's lock value: 16 bytes, two words
 		d.stream.next()
 	}
-	mutex := d.rs.NewMutex(d.lockName(), d.options...)
+	mutex := d.lib.newMutex(d.lockName())
 	d.attempts.Store(0)
 	err := mutex.Lock()
 	attempts := d.attempts.Load()
@@ -403,8 +418,12 @@ func (d *driver) acquire(started int64) {
 	}
 	d.leases++
 	d.current = &grant{mutex: mutex, number: d.leases}
-	emit(event{"event": "granted", "start_mono_ns": started, "attempts": attempts,
-		"lease": d.leases, "value": mutex.Value(), "deadline": deadlineOf(mutex.Until())})
+	e := event{"event": "granted", "start_mono_ns": started, "attempts": attempts,
+		"lease": d.leases, "value": mutex.Value(), "deadline": d.lib.grantDeadline(mutex)}
+	if source := d.lib.deadlineSource(); source != "" {
+		e["deadline_source"] = source
+	}
+	emit(e)
 }
 
 func (d *driver) lockName() string {
@@ -445,11 +464,16 @@ func (d *driver) extend(started int64) {
 		return
 	}
 	d.yes.Store(0)
+	start := monoNs()
 	ok, err := d.current.mutex.Extend()
 	nodes := d.yes.Load()
 	if ok {
-		emit(event{"event": "extended", "start_mono_ns": started, "nodes": nodes, "failure": "",
-			"deadline": deadlineOf(d.current.mutex.Until())})
+		e := event{"event": "extended", "start_mono_ns": started, "nodes": nodes, "failure": "",
+			"deadline": d.lib.extendDeadline(d.current.mutex, start)}
+		if source := d.lib.deadlineSource(); source != "" {
+			e["deadline_source"] = source
+		}
+		emit(e)
 		return
 	}
 	failure := "quorum"
@@ -460,7 +484,7 @@ func (d *driver) extend(started int64) {
 }
 
 func (d *driver) check(started int64) {
-	expired := d.current == nil || !time.Now().Before(d.current.mutex.Until())
+	expired := d.current == nil || d.lib.expired(d.current.mutex)
 	emit(event{"event": "checked", "start_mono_ns": started, "expired": expired})
 }
 
@@ -600,6 +624,46 @@ func (d *driver) serve(line string) bool {
 	return true
 }
 
+// The retry delay the scenario asks for, or nil for the library's default: with a seed, the
+// profile's own draw from the simulated process's stream; with delay params, uniform in
+// [min, min + jitter].
+func (d *driver) delayFunc() func(int) time.Duration {
+	config := d.config
+	_, minSet := config.param("retry_delay_ms_min")
+	_, jitterSet := config.param("retry_jitter_ms")
+	delayMin := config.intParam("retry_delay_ms_min", 50)
+	delayJitter := config.intParam("retry_jitter_ms", 199)
+	if d.stream != nil {
+		stream := d.stream
+		return func(int) time.Duration {
+			k := int64(0)
+			if delayJitter > 0 {
+				k = int64(byteSwapped(stream.next()) % uint64(delayJitter+1))
+			}
+			return time.Duration(max(delayMin+k, 0)) * time.Millisecond
+		}
+	}
+	if minSet || jitterSet {
+		return func(int) time.Duration {
+			return time.Duration(delayMin+rand.Int63n(delayJitter+1)) * time.Millisecond
+		}
+	}
+	return nil
+}
+
+func (d *driver) countingPools(inner func(address string) redsyncredis.Pool) []redsyncredis.Pool {
+	var pools []redsyncredis.Pool
+	for i, node := range d.config.Nodes {
+		host := node.Host
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		pools = append(pools, countingPool{inner: inner(net.JoinHostPort(host, strconv.Itoa(node.Port))),
+			first: i == 0, yes: &d.yes, attempts: &d.attempts, attemptStart: &d.attemptStart})
+	}
+	return pools
+}
+
 // ---- set-up ---------------------------------------------------------------------------------
 
 var knownParams = map[string]bool{
@@ -614,9 +678,6 @@ func setup(config *clientConfig) *driver {
 		if !knownParams[key] {
 			fatal("param %s: redsync v4 has no such option", key)
 		}
-	}
-	if config.flag("status_bug") {
-		fatal("status_bug: the `status != 0` comparison (before PRs #38/#61) is not in redsync v4.17.0")
 	}
 	if v := config.intParam("drift_constant_ms", 0); v != 0 {
 		fatal("drift_constant_ms: redsync adds no constant drift")
@@ -638,71 +699,14 @@ func setup(config *clientConfig) *driver {
 	}
 
 	d := &driver{config: config}
-	expiry := time.Duration(config.intParam("ttl_ms", 8000)) * time.Millisecond
-	d.options = append(d.options, redsync.WithExpiry(expiry))
-	if _, ok := config.param("retry_count"); ok {
-		retries := config.intParam("retry_count", 31)
-		tries := int(retries + 1)
-		if retries < 0 {
-			tries = math.MaxInt32
-		}
-		d.options = append(d.options, redsync.WithTries(tries))
-	}
-	if _, ok := config.param("drift_ppm"); ok {
-		d.options = append(d.options, redsync.WithDriftFactor(float64(config.intParam("drift_ppm", 10000))/1e6))
-	}
-	if _, ok := config.param("request_timeout_ms"); ok {
-		timeout := config.intParam("request_timeout_ms", 400)
-		d.options = append(d.options, redsync.WithTimeoutFactor(float64(timeout)/float64(expiry.Milliseconds())))
-	}
-	if config.flag("fail_fast") {
-		d.options = append(d.options, redsync.WithFailFast(true))
-	}
-	if config.flag("set_nx_on_extend") {
-		d.options = append(d.options, redsync.WithSetNXOnExtend())
-	}
-	_, minSet := config.param("retry_delay_ms_min")
-	_, jitterSet := config.param("retry_jitter_ms")
-	delayMin := config.intParam("retry_delay_ms_min", 50)
-	delayJitter := config.intParam("retry_jitter_ms", 199)
 	if config.Seed != nil {
 		d.stream = deriveRng(*config.Seed, "process/"+config.Client+"/random")
 		for i := uint64(0); i < config.RandomSkip; i++ {
 			d.stream.next()
 		}
 		randomWords = config.RandomSkip
-		stream := d.stream
-		d.options = append(d.options, redsync.WithRetryDelayFunc(func(int) time.Duration {
-			k := int64(0)
-			if delayJitter > 0 {
-				k = int64(byteSwapped(stream.next()) % uint64(delayJitter+1))
-			}
-			return time.Duration(max(delayMin+k, 0)) * time.Millisecond
-		}))
-	} else if minSet || jitterSet {
-		d.options = append(d.options, redsync.WithRetryDelayFunc(func(int) time.Duration {
-			return time.Duration(delayMin+rand.Int63n(delayJitter+1)) * time.Millisecond
-		}))
 	}
-
-	var pools []redsyncredis.Pool
-	for i, node := range config.Nodes {
-		host := node.Host
-		if host == "" {
-			host = "127.0.0.1"
-		}
-		client := goredislib.NewClient(&goredislib.Options{
-			Addr:                  net.JoinHostPort(host, strconv.Itoa(node.Port)),
-			ContextTimeoutEnabled: true,
-			DisableIdentity:       true,
-			MaintNotificationsConfig: &maintnotifications.Config{
-				Mode: maintnotifications.ModeDisabled,
-			},
-		})
-		pools = append(pools, countingPool{inner: goredis.NewPool(client), first: i == 0,
-			yes: &d.yes, attempts: &d.attempts})
-	}
-	d.rs = redsync.New(pools...)
+	d.lib = newLib(config, d)
 	if config.Resource != nil {
 		host := config.Resource.Host
 		if host == "" {
@@ -733,6 +737,9 @@ func main() {
 		profile = profileName
 	}
 	emit(event{"event": "ready", "profile": profile})
+	for _, text := range d.notes {
+		emit(event{"event": "note", "text": text})
+	}
 	scanner := bufio.NewScanner(os.Stdin)
 	for scanner.Scan() {
 		if !d.serve(scanner.Text()) {
