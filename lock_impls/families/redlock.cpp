@@ -169,7 +169,10 @@ Task<uint32_t> RedlockClient::release_all(const std::string& resource, const std
       .success = &redlock_acquire_success};
   const std::vector<Outcome> outcomes =
       co_await call_all(port(), options_.node_count, call, options_.fan_out, release_fan,
-                        timeout > Duration::zero() ? timeout : options_.release_timeout,
+                        options_.request_timeout_bounds_every_command
+                            ? options_.request_timeout
+                        : timeout > Duration::zero() ? timeout
+                                                     : options_.release_timeout,
                         options_.use_evalsha, options_.abort_on_node_error);
   co_return count_accepted(outcomes);
 }

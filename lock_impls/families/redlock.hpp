@@ -64,6 +64,9 @@ struct RedlockOptions {
   // The release after a failed attempt (and after the last one), when it has its own timeout
   // (redsync wraps it in the attempt's context); zero: release_timeout.
   Duration cleanup_timeout = Duration::zero();
+  // The request timeout is the Redis client's own (ioredis's commandTimeout for node-redlock),
+  // so it bounds every command the lock sends, releases and cleanups included.
+  bool request_timeout_bounds_every_command = false;
   Drift drift;
   ValidityCheck validity_check = ValidityCheck::positive;
   // Elapsed time counts from before the first attempt instead of each attempt's own T1

@@ -9,8 +9,12 @@ RedlockOptions node_redlock_5_0_0_beta_2(uint32_t node_count, Duration duration)
       .clock = ClockKind::wall,
       .fan_out = FanOut::parallel,
       .wait = FanOutMode::return_at_quorum,
+      // node-redlock has no timeout of its own: a request timeout is the Redis client's
+      // (ioredis's commandTimeout), the same for every command (found by staging
+      // bug-node-redlock-4-failed-extend-unlocks with the real library).
       .request_timeout = Duration::from_s(3600),
       .release_timeout = Duration::from_s(3600),
+      .request_timeout_bounds_every_command = true,
       .drift = Drift{.ppm = 10'000, .constant_ms = 2, .rounding = DriftRounding::round_ms},
       .validity_check = ValidityCheck::none,
       .validity_from_first_attempt = true,

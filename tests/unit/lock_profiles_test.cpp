@@ -172,6 +172,32 @@ TEST(ProfileNodeRedlock420, FailedExtendUnlocksEveryServer) {
   EXPECT_EQ(lease->deadline.at, at_ms(default_epoch_ms + 10'000 - 102));  // still looks valid
 }
 
+// node-redlock has no timeout of its own: request_timeout_ms is ioredis's commandTimeout, which
+// bounds the unlock too (a release to an unreachable server gives up after it, not after 1 h).
+// Found by staging bug-node-redlock-4-failed-extend-unlocks with the real library.
+TEST(ProfileNodeRedlock420, RequestTimeoutBoundsTheRelease) {
+  for (const std::string name : {"node-redlock-4.2.0", "node-redlock-5.0.0-beta.2"}) {
+    SCOPED_TRACE(name);
+    LockWorld world(3, 3);
+    auto lock = make(name, world.client(), {{"nodes", "3"}, {"request_timeout_ms", "50"}});
+    int64_t release_started_ms = -1;
+    int64_t release_ended_ms = -1;
+    world.run(
+        0,
+        [&]() -> Task<void> {
+          Grant grant = co_await lock->acquire("k");
+          EXPECT_TRUE(grant.acquired);
+          world.partition(0, {2});
+          release_started_ms = world.now_ms();
+          co_await lock->release(grant.lease);
+          release_ended_ms = world.now_ms();
+        }(),
+        at_ms(10'000));
+    ASSERT_GE(release_ended_ms, 0);
+    EXPECT_LE(release_ended_ms - release_started_ms, 60);
+  }
+}
+
 // redlock-py: elapsed time on the wall clock; a backward step during the acquisition makes
 // the computed validity longer than the TTL (redlock-rb, on the monotonic clock, is unaffected).
 TEST(ProfileRedlockPy, WallClockStepBackwardStretchesValidity) {
