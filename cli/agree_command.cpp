@@ -371,9 +371,10 @@ int run_agree(const std::vector<std::string>& arguments) {
           const std::optional<real::RealRun> run = real::run_real(scenario, options, error);
           if (real_interrupted) return;
           if (!run) {
-            std::lock_guard<std::mutex> lock(output);
-            setup_error = row.file + ": " + error;
-            return;
+            // This file could not be set up (a driver that refuses its parameters, say): said
+            // in its row, and the other files go on.
+            row.unstageable = "set-up failed: " + error;
+            break;
           }
           row.real = run->result;
           row.real_ms = run->report.wall_ms;
