@@ -109,7 +109,21 @@ int run_lines(Session& session) {
       continue;
     }
     if (arguments->empty()) continue;
+    const uint64_t unkillable = session.node.engine().script_limits().unkillable;
     print_reply(*arguments, session.node.execute(*arguments));
+    if (session.node.engine().script_limits().unkillable != unkillable) {
+      // Real Redis would answer SCRIPT KILL with UNKILLABLE and need SHUTDOWN NOSAVE: nothing
+      // after this line could match it, so the session ends at the reported limit.
+      std::fflush(stdout);
+      std::fprintf(
+          stderr,
+          "redlock-sim: redis: line %zu: limit: a script that had written ran past the "
+          "model's lua-time-limit (%llu Lua instructions); real Redis 7.0 cannot kill it "
+          "(UNKILLABLE) until SHUTDOWN NOSAVE\n",
+          line_number,
+          static_cast<unsigned long long>(session.node.engine().options().script_instructions_max));
+      return exit_failed;
+    }
   }
   std::fflush(stdout);
   return exit_ok;
