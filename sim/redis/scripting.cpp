@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "sim/kernel/assert.hpp"
+#include "sim/redis/lua_patterns.hpp"
 #include "sim/redis/sha1.hpp"
 #include "sim/redis/text.hpp"
 
@@ -428,16 +429,31 @@ const char* const killed_text = "Script killed by user with SCRIPT KILL...";
 // The count hook: Redis's luaMaskCountHook with an instruction budget in place of
 // lua-time-limit and an automatic SCRIPT KILL. Once killing, it fires at every instruction and
 // raises again, so pcall/xpcall in the script cannot keep it alive.
-void count_hook(lua_State* lua, lua_Debug* /*info*/) {
-  ScriptRunner& runner = runner_of_state(lua);
-  if (!runner.killing && runner.spend(hook_period_instructions)) return;
+void count_hook(lua_State* lua, lua_Debug* info);
+
+[[noreturn]] void raise_kill(lua_State* lua, ScriptRunner& runner) {
   if (!runner.killing) {
     runner.killing = true;
     lua_sethook(lua, count_hook, LUA_MASKCOUNT, 1);
   }
   lua_pushstring(lua, killed_text);
   lua_error(lua);
+  __builtin_unreachable();
 }
+
+void count_hook(lua_State* lua, lua_Debug* /*info*/) {
+  ScriptRunner& runner = runner_of_state(lua);
+  if (!runner.killing && runner.spend(hook_period_instructions)) return;
+  raise_kill(lua, runner);
+}
+
+// Pattern-matching steps (lua_patterns) come out of the same budget.
+void spend_pattern_steps(lua_State* lua, uint64_t steps) {
+  ScriptRunner& runner = runner_of_state(lua);
+  if (!runner.killing && runner.spend(steps)) return;
+  raise_kill(lua, runner);
+}
+const lua_patterns::StepSink pattern_step_sink = spend_pattern_steps;
 
 // A chunk starting with ESC is precompiled bytecode: Redis's Lua only parses text, so it reads
 // the ESC as a symbol ("unexpected symbol near 'char(27)'"). A leading space does the same here.
@@ -445,27 +461,37 @@ bool is_binary_chunk(const char* text, std::size_t length) {
   return length > 0 && text[0] == '\x1b';
 }
 
-int load_text(lua_State* lua, const std::string& text, const char* chunk_name) {
-  const std::string source = is_binary_chunk(text.data(), text.size()) ? " " + text : text;
-  if (luaL_loadbuffer(lua, source.data(), source.size(), chunk_name) == 0) return 1;
+// Parses the string at `index` as a chunk: the function, or nil and the message.
+int load_text(lua_State* lua, int index, const char* chunk_name) {
+  std::size_t length = 0;
+  const char* text = lua_tolstring(lua, index, &length);
+  if (is_binary_chunk(text, length)) {
+    lua_pushstring(lua, " ");
+    lua_pushvalue(lua, index);
+    lua_concat(lua, 2);
+    text = lua_tolstring(lua, -1, &length);
+  }
+  if (luaL_loadbuffer(lua, text, length, chunk_name) == 0) return 1;
   lua_pushnil(lua);
   lua_insert(lua, -2);
-  return 2;  // nil, message
+  return 2;
 }
 
 // loadstring(s [, name]) that never loads bytecode.
 int text_loadstring(lua_State* lua) {
-  std::size_t length = 0;
-  const char* text = luaL_checklstring(lua, 1, &length);
-  const char* chunk_name = luaL_optstring(lua, 2, text);
-  return load_text(lua, std::string(text, length), chunk_name);
+  luaL_checkstring(lua, 1);
+  const char* chunk_name = luaL_optstring(lua, 2, lua_tostring(lua, 1));
+  return load_text(lua, 1, chunk_name);
 }
 
 // load(f [, name]) that never loads bytecode: reads f's pieces, then parses them as text.
+// (Only Lua values are alive while the reader runs: a Lua error unwinds with longjmp.)
 int text_load(lua_State* lua) {
   luaL_checktype(lua, 1, LUA_TFUNCTION);
   const char* chunk_name = luaL_optstring(lua, 2, "=(load)");
-  std::string text;
+  lua_settop(lua, 2);
+  luaL_Buffer buffer;
+  luaL_buffinit(lua, &buffer);
   while (true) {
     lua_pushvalue(lua, 1);
     lua_call(lua, 0, 1);
@@ -474,19 +500,16 @@ int text_load(lua_State* lua) {
       break;
     }
     if (!lua_isstring(lua, -1)) {
-      lua_pop(lua, 1);
       lua_pushnil(lua);
       lua_pushstring(lua, "reader function must return a string");
       return 2;
     }
-    std::size_t length = 0;
-    const char* piece = lua_tolstring(lua, -1, &length);
-    const bool done = length == 0;
-    text.append(piece, length);
-    lua_pop(lua, 1);
+    const bool done = lua_objlen(lua, -1) == 0;
+    luaL_addvalue(&buffer);
     if (done) break;
   }
-  return load_text(lua, text, chunk_name);
+  luaL_pushresult(&buffer);
+  return load_text(lua, lua_gettop(lua), chunk_name);
 }
 
 // getmetatable, as Lua's, except that a string's metatable is seen through a read-only proxy
@@ -641,6 +664,9 @@ void ScriptRunner::open_state() {
   lua_setglobal(lua, "loadstring");
   lua_pushcfunction(lua, text_load);
   lua_setglobal(lua, "load");
+  lua_getglobal(lua, "string");
+  lua_patterns::install(lua, &pattern_step_sink);
+  lua_pop(lua, 1);
   lua_getglobal(lua, "math");
   set_function(lua, this, "random", redis_math_random);
   set_function(lua, this, "randomseed", redis_math_randomseed);

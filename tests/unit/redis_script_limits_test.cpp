@@ -42,6 +42,18 @@ TEST(RedisScriptLimits, EndlessScriptsAreKilledWithRedisReply) {
   EXPECT_TRUE(h.eval("local n = 0 for i = 1, 1000 do n = n + i end return n").is_integer(500500));
 }
 
+// Pattern matching runs in C, out of the count hook's reach: its steps come out of the same
+// budget, so a pathological pattern is killed too (issue 14's example).
+TEST(RedisScriptLimits, PathologicalPatternIsKilled) {
+  Harness h(small_budget());
+  const Reply reply = h.eval("return string.find(string.rep('a', 100000), '.-.-.-.-.-.-.-.-.-b')");
+  EXPECT_EQ(reply.text,
+            "ERR Script killed by user with SCRIPT KILL... script: "
+            "032831f055b845f5d3d5bd575e9373b9276bcff7, on @user_script:1.");
+  EXPECT_EQ(h.engine.script_limits().killed, 1u);
+  EXPECT_TRUE(h.eval("return string.find(string.rep('a', 100000) .. 'b', 'a-b')").is_integer(1));
+}
+
 // pcall and xpcall inside the script cannot keep a killed script alive.
 TEST(RedisScriptLimits, PcallCannotSwallowTheKill) {
   Harness h(small_budget());
