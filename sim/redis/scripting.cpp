@@ -1,5 +1,6 @@
 #include "sim/redis/scripting.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,9 @@ extern "C" {
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
+// Debian's liblua5.1-cjson and liblua5.1-bitop (no headers are packaged).
+int luaopen_cjson(lua_State* lua);
+int luaopen_bit(lua_State* lua);
 }
 
 namespace redlock_sim {
@@ -455,6 +459,69 @@ void spend_pattern_steps(lua_State* lua, uint64_t steps) {
 }
 const lua_patterns::StepSink pattern_step_sink = spend_pattern_steps;
 
+// The most bytes cjson.encode can write for the value at `index` (a string escapes to at most 6
+// bytes a byte, a number to 32), walked as cjson walks it, each value a step of the script's
+// budget (a table shared many times costs what encoding it costs). Tables deeper than cjson's
+// limit are left for cjson to refuse.
+void add_encoded_size(lua_State* lua, int index, int depth, std::size_t& bytes, uint64_t& steps) {
+  constexpr int encode_depth_max = 1000;  // cjson.encode_max_depth's default
+  if (++steps >= 4096) {
+    spend_pattern_steps(lua, steps);
+    steps = 0;
+  }
+  std::size_t length = 0;
+  switch (lua_type(lua, index)) {
+    case LUA_TSTRING:
+      lua_tolstring(lua, index, &length);
+      bytes += 6 * length + 2;
+      return;
+    case LUA_TTABLE:
+      break;
+    default:
+      bytes += 32;
+      return;
+  }
+  if (depth > encode_depth_max) return;
+  luaL_checkstack(lua, 3, "Cannot serialise, excessive nesting");
+  bytes += 2;
+  lua_pushnil(lua);
+  while (lua_next(lua, index) != 0) {
+    const int top = lua_gettop(lua);
+    add_encoded_size(lua, top - 1, depth + 1, bytes, steps);  // the key
+    add_encoded_size(lua, top, depth + 1, bytes, steps);      // the value
+    bytes += 2;                                               // ':' and ','
+    lua_pop(lua, 1);
+  }
+}
+
+// cjson.encode (upvalue 1) after that walk: an output that could not fit the Lua memory budget
+// twice (cjson's own buffer, then the Lua string) is refused as the allocator would refuse it.
+// Errors read as if the script had called cjson's encode itself: the arity check is made here
+// (so it names this function as the caller sees it), and cjson's own errors get the caller's
+// position, which they would have had.
+int bounded_encode(lua_State* lua) {
+  luaL_argcheck(lua, lua_gettop(lua) == 1, 1, "expected 1 argument");
+  ScriptRunner& runner = runner_of_state(lua);
+  std::size_t bytes = 0;
+  uint64_t steps = 0;
+  add_encoded_size(lua, 1, 1, bytes, steps);
+  if (steps > 0) spend_pattern_steps(lua, steps);
+  const std::size_t free_bytes =
+      runner.memory_bytes_max() - std::min(runner.memory_bytes, runner.memory_bytes_max());
+  if (bytes > free_bytes / 2) {
+    lua_newuserdata(lua, runner.memory_bytes_max() + 1);  // raises "not enough memory"
+  }
+  lua_pushvalue(lua, lua_upvalueindex(1));
+  lua_insert(lua, 1);
+  const int status = lua_pcall(lua, 1, 1, 0);
+  if (status == 0) return 1;
+  if (status == LUA_ERRMEM) lua_newuserdata(lua, runner.memory_bytes_max() + 1);
+  luaL_where(lua, 1);
+  lua_insert(lua, -2);
+  lua_concat(lua, 2);
+  return lua_error(lua);
+}
+
 // A chunk starting with ESC is precompiled bytecode: Redis's Lua only parses text, so it reads
 // the ESC as a symbol ("unexpected symbol near 'char(27)'"). A leading space does the same here.
 bool is_binary_chunk(const char* text, std::size_t length) {
@@ -654,6 +721,22 @@ void ScriptRunner::open_state() {
     lua_pushstring(lua, name);
     lua_call(lua, 1, 0);
   }
+  // cjson and bit, from Debian's lua-cjson 2.1.0 and lua-bitop 1.0.2 (the versions Redis 7.0
+  // bundles), as globals like Redis's luaLoadLib makes them; read-only below.
+  for (const auto& [name, open] :
+       {std::pair<const char*, lua_CFunction>{"cjson", luaopen_cjson}, {"bit", luaopen_bit}}) {
+    lua_pushcfunction(lua, open);
+    lua_pushstring(lua, name);
+    lua_call(lua, 1, 1);
+    lua_setglobal(lua, name);
+  }
+  lua_getglobal(lua, "cjson");
+  lua_pushstring(lua, "encode");
+  lua_pushstring(lua, "encode");
+  lua_rawget(lua, -3);
+  lua_pushcclosure(lua, bounded_encode, 1);
+  lua_rawset(lua, -3);
+  lua_pop(lua, 1);
   // Redis 7.0's deny list, and what 7.0's Lua does not have (getfenv/setfenv would reach the
   // real globals, newproxy makes userdata whose __gc runs at SCRIPT FLUSH).
   for (const char* name : {"dofile", "loadfile", "print", "getfenv", "setfenv", "newproxy"}) {
@@ -700,7 +783,7 @@ void ScriptRunner::open_state() {
 
   lua_newtable(lua);  // the protected set: proxies that rawset/setmetatable refuse
   const int protected_index = lua_gettop(lua);
-  for (const char* name : {"string", "math", "table", "coroutine", "redis"}) {
+  for (const char* name : {"string", "math", "table", "coroutine", "redis", "cjson", "bit"}) {
     lua_getglobal(lua, name);
     make_readonly_proxy(lua, protected_index);
     lua_setglobal(lua, name);

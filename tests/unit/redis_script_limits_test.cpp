@@ -106,6 +106,25 @@ TEST(RedisScriptLimits, HugeStringsHitTheMemoryBudget) {
   EXPECT_TRUE(h.eval("return string.rep('x', 1000):len()").is_integer(1000));
 }
 
+// cjson.encode runs in C: its output is bounded by the Lua memory budget and its walk by the
+// instruction budget before cjson starts (one 1 MB string shared 10 000 times would be 10 GB;
+// a table shared at every level of 60 would take 2^60 steps).
+TEST(RedisScriptLimits, CjsonEncodeIsBounded) {
+  Harness h(
+      EngineOptions{.script_instructions_max = 1'000'000, .script_memory_bytes_max = 64u << 20});
+  const Reply huge = h.eval(
+      "local s = string.rep('x', 1000000) local t = {} for i = 1, 10000 do t[i] = s end "
+      "return #cjson.encode(t)");
+  EXPECT_EQ(huge.text,
+            "ERR Error running script fb8e080763758ec0089a3e7802790a54e0cce338, out of the model's "
+            "Lua memory (67108864 bytes)");
+  const Reply shared =
+      h.eval("local t = {1} for i = 1, 60 do t = {t, t} end return #cjson.encode(t)");
+  EXPECT_EQ(shared.text.rfind("ERR Script killed by user with SCRIPT KILL...", 0), 0u)
+      << shared.text;
+  EXPECT_TRUE(h.eval("return #cjson.encode({string.rep('x', 1000), {1, 2}})").is_integer(1010));
+}
+
 // Redis's math.random: its redisLrand48 sequence, shared by the scripts of a server (first
 // values on a fresh 7.0.15: 397 then 841), and math.randomseed(n) restarts it.
 TEST(RedisScriptLimits, MathRandomIsRedisSequence) {
