@@ -23,14 +23,31 @@ struct Session {
       : simulator(seed), node(simulator.add_process<RedisNode>("redis")) {}
 };
 
-// Handles `.advance MS` and `.clock-step MS`; returns false (with a message) on bad input.
+// From 1970 to 2255: clocks count int64 nanoseconds, which end in April 2262.
+constexpr int64_t epoch_ms_max = 9'000'000'000'000;
+// Virtual time a session may run, as the scenario format's time bound (about 31 years).
+constexpr int64_t session_ms_max = 1'000'000'000'000;
+
+// Handles `.advance MS` and `.clock-step MS`; returns false (with a message) on bad input. Both
+// keep virtual time in [0, session_ms_max] and the wall clock in [0, epoch_ms_max], so int64
+// nanoseconds never overflow.
 bool run_directive(Session& session, const std::vector<std::string>& words, std::size_t line,
                    std::string& message) {
   int64_t amount_ms = 0;
   const bool valid = words.size() == 2 && redis_text::parse_int64(words[1], amount_ms);
+  const std::string at = "line " + std::to_string(line) + ": ";
+  const int64_t now_ms = session.simulator.now().ms_floor();
+  const int64_t wall_ms = session.node.wall_now().ms_floor();
   if (words[0] == ".advance") {
     if (!valid || amount_ms < 0) {
-      message = "line " + std::to_string(line) + ": expected `.advance MS` with MS >= 0";
+      message = at + "expected `.advance MS` with MS >= 0";
+      return false;
+    }
+    if (amount_ms > session_ms_max - now_ms || amount_ms > epoch_ms_max - wall_ms) {
+      message = at + "`.advance " + words[1] + "` runs past the session's range: virtual time " +
+                "at most " + std::to_string(session_ms_max) + " ms, the wall clock at most " +
+                std::to_string(epoch_ms_max) + " ms (now " + std::to_string(now_ms) + " and " +
+                std::to_string(wall_ms) + ")";
       return false;
     }
     session.simulator.run(session.simulator.now() + Duration::from_ms(amount_ms));
@@ -38,7 +55,12 @@ bool run_directive(Session& session, const std::vector<std::string>& words, std:
   }
   if (words[0] == ".clock-step") {
     if (!valid) {
-      message = "line " + std::to_string(line) + ": expected `.clock-step MS` (MS may be negative)";
+      message = at + "expected `.clock-step MS` (MS may be negative)";
+      return false;
+    }
+    if (amount_ms < -wall_ms || amount_ms > epoch_ms_max - wall_ms) {
+      message = at + "`.clock-step " + words[1] + "` moves the wall clock out of [0, " +
+                std::to_string(epoch_ms_max) + "] ms (now " + std::to_string(wall_ms) + ")";
       return false;
     }
     session.simulator.step_wall_clock(session.node.id(), Duration::from_ms(amount_ms));
@@ -63,6 +85,12 @@ int run_lines(Session& session) {
   std::size_t line_number = 0;
   while (std::getline(std::cin, line)) {
     ++line_number;
+    // redis-cli reads its lines as C strings; a NUL byte would silently cut or merge arguments.
+    if (line.find('\0') != std::string::npos) {
+      std::fflush(stdout);
+      return bad_input("redis: line " + std::to_string(line_number) +
+                       ": a NUL byte (write it as \"\\x00\" inside double quotes)");
+    }
     if (!line.empty() && line[0] == '#') continue;
     if (!line.empty() && line[0] == '.') {
       const auto words = cli_text::split_arguments(line);
@@ -81,7 +109,21 @@ int run_lines(Session& session) {
       continue;
     }
     if (arguments->empty()) continue;
+    const uint64_t unkillable = session.node.engine().script_limits().unkillable;
     print_reply(*arguments, session.node.execute(*arguments));
+    if (session.node.engine().script_limits().unkillable != unkillable) {
+      // Real Redis would answer SCRIPT KILL with UNKILLABLE and need SHUTDOWN NOSAVE: nothing
+      // after this line could match it, so the session ends at the reported limit.
+      std::fflush(stdout);
+      std::fprintf(
+          stderr,
+          "redlock-sim: redis: line %zu: limit: a script that had written ran past the "
+          "model's lua-time-limit (%llu Lua instructions); real Redis 7.0 cannot kill it "
+          "(UNKILLABLE) until SHUTDOWN NOSAVE\n",
+          line_number,
+          static_cast<unsigned long long>(session.node.engine().options().script_instructions_max));
+      return exit_failed;
+    }
   }
   std::fflush(stdout);
   return exit_ok;
@@ -112,8 +154,6 @@ int run_redis(const std::vector<std::string>& arguments) {
     std::cout << options << "\n";
     return exit_ok;
   }
-  // From 1970 to 2255: clocks count int64 nanoseconds, which end in April 2262.
-  constexpr int64_t epoch_ms_max = 9'000'000'000'000;
   if (epoch_ms < 0 || epoch_ms > epoch_ms_max) {
     return bad_input("redis: --epoch-ms must be in [0, " + std::to_string(epoch_ms_max) + "]");
   }

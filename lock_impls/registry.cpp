@@ -1,6 +1,7 @@
 #include "lock_impls/registry.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 
 #include "lock_impls/families/fenced.hpp"
@@ -24,6 +25,8 @@ namespace redlock_sim {
 
 namespace {
 
+constexpr int64_t param_ms_max = 1'000'000'000'000;
+
 // Reads overrides by key, remembering the first error; unknown keys are errors.
 class ParamReader {
  public:
@@ -36,27 +39,31 @@ class ParamReader {
     }
   }
 
-  int64_t integer(const std::string& key, int64_t fallback) {
+  // Every integer parameter has a range: times are bounded like the scenario format's
+  // (time_ms_max, about 31 years), so that a local clock reading plus any of them stays far
+  // from int64 nanoseconds' limit.
+  int64_t integer(const std::string& key, int64_t fallback, int64_t low, int64_t high) {
     const auto it = params_.find(key);
     if (it == params_.end()) return fallback;
     char* end = nullptr;
+    errno = 0;
     const long long value = std::strtoll(it->second.c_str(), &end, 10);
     if (it->second.empty() || *end != '\0') {
       fail(key + ": expected an integer, got '" + it->second + "'");
       return fallback;
     }
+    if (errno == ERANGE || value < low || value > high) {
+      fail(key + ": expected an integer in [" + std::to_string(low) + ", " + std::to_string(high) +
+           "], got " + it->second);
+      return fallback;
+    }
     return value;
   }
   uint32_t count(const std::string& key, uint32_t fallback) {
-    const int64_t value = integer(key, fallback);
-    if (value < 0 || value > 1'000'000) {
-      fail(key + ": expected a count in [0, 1000000], got " + std::to_string(value));
-      return fallback;
-    }
-    return static_cast<uint32_t>(value);
+    return static_cast<uint32_t>(integer(key, fallback, 0, 1'000'000));
   }
-  Duration ms(const std::string& key, Duration fallback) {
-    return Duration::from_ms(integer(key, fallback.ms_floor()));
+  Duration ms(const std::string& key, Duration fallback, int64_t low = 0) {
+    return Duration::from_ms(integer(key, fallback.ms_floor(), low, param_ms_max));
   }
   bool flag(const std::string& key, bool fallback) {
     const auto it = params_.find(key);
@@ -136,16 +143,18 @@ std::vector<LockOverride> plus(std::vector<LockOverride> keys, std::vector<LockO
 // The overrides Redlock and single-instance locks share (their options use the same names).
 template <typename Options>
 void apply_common(ParamReader& p, Options& o) {
-  o.ttl = p.ms("ttl_ms", o.ttl);
+  // A TTL of 0 means "no TTL" and is accepted only by the locks built without one (zoo-no-ttl,
+  // redis-py-lock, python-redis-lock); for the others a SET with PX 0 is Redis's error.
+  o.ttl = p.ms("ttl_ms", o.ttl, o.ttl == Duration::zero() ? 0 : 1);
   o.clock = p.choice("clock", o.clock == ClockKind::wall ? 0 : 1, {"wall", "monotonic"}) == 0
                 ? ClockKind::wall
                 : ClockKind::monotonic;
   o.request_timeout = p.ms("request_timeout_ms", o.request_timeout);
-  o.retry_count = static_cast<int32_t>(p.integer("retry_count", o.retry_count));
-  o.retry_delay.min_ms = p.integer("retry_delay_ms_min", o.retry_delay.min_ms);
-  o.retry_delay.jitter_ms = p.integer("retry_jitter_ms", o.retry_delay.jitter_ms);
-  o.drift.ppm = p.integer("drift_ppm", o.drift.ppm);
-  o.drift.constant_ms = p.integer("drift_constant_ms", o.drift.constant_ms);
+  o.retry_count = static_cast<int32_t>(p.integer("retry_count", o.retry_count, -1, 1'000'000));
+  o.retry_delay.min_ms = p.integer("retry_delay_ms_min", o.retry_delay.min_ms, 0, param_ms_max);
+  o.retry_delay.jitter_ms = p.integer("retry_jitter_ms", o.retry_delay.jitter_ms, 0, param_ms_max);
+  o.drift.ppm = p.integer("drift_ppm", o.drift.ppm, 0, 1'000'000);
+  o.drift.constant_ms = p.integer("drift_constant_ms", o.drift.constant_ms, 0, param_ms_max);
 }
 
 void apply_redlock(ParamReader& p, RedlockOptions& o) {
@@ -169,17 +178,17 @@ void apply_single(ParamReader& p, SingleInstanceOptions& o) {
 void apply_hash(ParamReader& p, HashLockOptions& o) {
   o.replicas = p.count("replicas", o.replicas);
   o.acks_required = p.count("acks_required", o.acks_required);
-  const int64_t lease_ms = p.integer("lease_ms", -1);
+  const int64_t lease_ms = p.integer("lease_ms", -1, -1, param_ms_max);
   if (lease_ms >= 0) {
     o.lease = Duration::from_ms(lease_ms);
     o.lease_given = true;
   }
-  o.wait_time = p.ms("wait_time_ms", o.wait_time);
+  o.wait_time = p.ms("wait_time_ms", o.wait_time, -1);
   o.request_timeout = p.ms("request_timeout_ms", o.request_timeout);
 }
 
 void apply_watchdog(ParamReader& p, WatchdogOptions& o) {
-  o.period = p.ms("watchdog_period_ms", o.period);
+  o.period = p.ms("watchdog_period_ms", o.period, 1);
   o.tells_holder = p.flag("tells_holder", o.tells_holder);
 }
 

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "sim/kernel/simulator.hpp"
+
 namespace redlock_sim {
 
 using nlohmann::json;
@@ -550,6 +552,58 @@ std::vector<T> read_list(Reader& r, const std::string& key, ReadOne read_one) {
   return out;
 }
 
+// A process's clocks, in local ms, must stay within clock_reading_ms_max over the whole run so
+// that the model's int64 nanoseconds never overflow: a reading plus a lock's TTL or timeout (at
+// most time_ms_max each) stays below 2^63 ns. The bound is the start epoch, plus every offset
+// and step that may apply to the process, plus its fastest rate (doubled by a slew) times the
+// run's length. (A very slow clock needs no bound: its far deadlines never come.)
+constexpr int64_t clock_reading_ms_max = 4'000'000'000'000;
+
+void check_clock_reach(const Scenario& s, const std::string& file, const std::string& name,
+                       const ClockSpec& clock, const std::string& path) {
+  const auto ceiling = [](Rate rate) {
+    return (static_cast<__int128>(rate.numerator) + rate.denominator - 1) / rate.denominator;
+  };
+  __int128 rate_ceiling = ceiling(clock.rate);
+  __int128 shift_ms = clock.offset_ms < 0 ? -static_cast<__int128>(clock.offset_ms)
+                                          : static_cast<__int128>(clock.offset_ms);
+  bool slewed = false;
+  for (const FaultSpec& f : s.faults) {
+    if (f.target != name) continue;
+    if (f.kind == FaultKind::clock_rate) rate_ceiling = std::max(rate_ceiling, ceiling(f.rate));
+    if (f.kind == FaultKind::clock_step || f.kind == FaultKind::clock_offset ||
+        f.kind == FaultKind::clock_slew) {
+      shift_ms += f.delta_ms < 0 ? -static_cast<__int128>(f.delta_ms) : f.delta_ms;
+    }
+    if (f.kind == FaultKind::clock_slew) slewed = true;
+  }
+  const __int128 reach_ms =
+      default_epoch_ms + shift_ms + rate_ceiling * (slewed ? 2 : 1) * s.limits.duration_ms;
+  if (reach_ms > clock_reading_ms_max) {
+    throw ScenarioError(file, path,
+                        "this clock would read past " + std::to_string(clock_reading_ms_max) +
+                            " ms, the model's range, within the run: keep the start epoch (" +
+                            std::to_string(default_epoch_ms) +
+                            " ms) + offsets and steps + rate x limits.duration_ms below it");
+  }
+}
+
+// Scripted reads and writes go to the scenario's resource: without one they have no target.
+void check_steps_have_resource(const Scenario& s, const std::string& file) {
+  if (s.resource.enabled) return;
+  for (std::size_t i = 0; i < s.clients.size(); ++i) {
+    for (std::size_t j = 0; j < s.clients[i].steps.size(); ++j) {
+      const StepKind kind = s.clients[i].steps[j].kind;
+      if (kind == StepKind::read || kind == StepKind::write || kind == StepKind::increment) {
+        throw ScenarioError(
+            file, "$.clients[" + std::to_string(i) + "].steps[" + std::to_string(j) + "].do",
+            std::string("step \"") + step_kind_name(kind) +
+                "\" needs the scenario's \"resource\" (none is declared)");
+      }
+    }
+  }
+}
+
 // Cross-references: every name a field mentions must exist, names must be unique.
 void check_references(const Scenario& s, const std::string& file, const ProfileCheck& check) {
   std::map<std::string, std::string> processes;  // name -> where it was declared
@@ -621,13 +675,25 @@ void check_references(const Scenario& s, const std::string& file, const ProfileC
       if (auto error = check(c)) throw ScenarioError(file, at + ".profile", *error);
     }
   }
+  // The external counter service exists only when a client's nodes list names it.
+  bool counter_used = false;
+  for (const ClientSpec& c : s.clients) {
+    if (processes.count("counter") == 0 &&
+        std::find(c.nodes.begin(), c.nodes.end(), "counter") != c.nodes.end()) {
+      counter_used = true;
+    }
+  }
   for (std::size_t i = 0; i < s.network.links.size(); ++i) {
     const std::string at = "$.network.links[" + std::to_string(i) + "]";
     for (const auto& [end, name] :
          {std::pair<const char*, const std::string*>{"from", &s.network.links[i].from},
           {"to", &s.network.links[i].to}}) {
-      // "counter": the external counter service, created on use.
-      if (*name == "counter" && processes.count("counter") == 0) continue;
+      if (*name == "counter" && counter_used) continue;
+      if (*name == "counter" && processes.count("counter") == 0) {
+        throw ScenarioError(file, at + "." + end,
+                            "no process is named \"counter\": the external counter exists only "
+                            "when a client's nodes list names it");
+      }
       process_ref(*name, at + "." + end);
     }
   }
@@ -673,6 +739,20 @@ Scenario read_scenario(const json& root, const std::string& file, const ProfileC
   if (r.has("expect")) s.expect = read_expect(r.get("expect"), "$.expect", file);
   r.finish();
   check_references(s, file, check);
+  check_steps_have_resource(s, file);
+  for (std::size_t i = 0; i < s.nodes.size(); ++i) {
+    check_clock_reach(s, file, s.nodes[i].name, s.nodes[i].clock,
+                      "$.nodes[" + std::to_string(i) + "].clock");
+  }
+  for (std::size_t i = 0; i < s.clients.size(); ++i) {
+    check_clock_reach(s, file, s.clients[i].name, s.clients[i].clock,
+                      "$.clients[" + std::to_string(i) + "].clock");
+  }
+  for (std::size_t i = 0; i < s.failover.sentinels.size(); ++i) {
+    check_clock_reach(s, file, s.failover.sentinels[i], ClockSpec{},
+                      "$.failover.sentinels[" + std::to_string(i) + "]");
+  }
+  if (s.resource.enabled) check_clock_reach(s, file, s.resource.name, ClockSpec{}, "$.resource");
   return s;
 }
 

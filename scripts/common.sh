@@ -12,7 +12,8 @@ as_root() {
 required_packages=(
   build-essential cmake pkg-config git
   libboost-program-options-dev librapidcheck-dev libgtest-dev libgmock-dev
-  nlohmann-json3-dev liblua5.1-0-dev libhiredis-dev libbenchmark-dev libjemalloc-dev
+  nlohmann-json3-dev liblua5.1-0-dev lua-cjson lua-bitop libhiredis-dev libbenchmark-dev
+  libjemalloc-dev
   redis-server redis-tools procps
   chromium
 )

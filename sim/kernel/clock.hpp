@@ -60,8 +60,9 @@ class ProcessClock {
   // Steps the wall clock so that it reads true time plus `offset` at `at`.
   void set_wall_offset_from_true(Instant at, Duration offset);
 
-  // The first true time t >= from at which the clock reads >= `local`. Always exists, since rates
-  // are positive and there are no future changes.
+  // The first true time t >= from at which the clock reads >= `local`, since rates are positive
+  // and there are no future changes; Instant::max() when that is past the last representable
+  // instant (a very slow clock), i.e. never within any run.
   Instant first_true_time_reaching(ClockKind kind, Instant local, Instant from) const;
 
   Instant last_change() const { return last_change_; }

@@ -64,6 +64,18 @@ struct Propagated {
 struct EngineOptions {
   std::string version = "7.0";  // "7.0" or "6.2": how TTLs travel to replicas
   bool replica = false;
+  // The model's lua-time-limit: a script that runs more Lua VM instructions (or pattern-matching
+  // steps) than this is stopped, as if SCRIPT KILL had been sent (docs/redis-model.md).
+  uint64_t script_instructions_max = 100'000'000;
+  // Bytes a Lua state may hold; an allocation past it fails ("not enough memory").
+  std::size_t script_memory_bytes_max = 256u << 20;
+};
+
+// Scripts stopped at the model's limits (each is also the script's reply to its caller).
+struct ScriptLimitStats {
+  uint64_t killed = 0;      // read-only scripts past the instruction budget
+  uint64_t unkillable = 0;  // scripts past the budget after they wrote (real Redis: UNKILLABLE)
+  uint64_t out_of_memory = 0;
 };
 
 // The config parameters CONFIG GET/SET know about (values as Redis prints them).
@@ -120,6 +132,7 @@ class RedisEngine {
   std::size_t keys_with_expiry() const { return volatile_keys_.size(); }
   const Value* peek(std::string_view key) const;  // raw: ignores expiry
   uint64_t expired_keys() const { return expired_keys_; }
+  const ScriptLimitStats& script_limits() const { return script_limits_; }
 
   // Internal: one command being executed (public so the scripting module can drive it).
   struct Call;
@@ -213,6 +226,7 @@ class RedisEngine {
   Keyspace keys_;
   std::set<std::string, std::less<>> volatile_keys_;  // keys with a TTL, for active expiry
   uint64_t expired_keys_ = 0;
+  ScriptLimitStats script_limits_;
   std::string replication_id_;
   std::unique_ptr<ScriptRunner> scripts_;
 };

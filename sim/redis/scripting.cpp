@@ -1,9 +1,13 @@
 #include "sim/redis/scripting.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
+#include "sim/kernel/assert.hpp"
+#include "sim/redis/lua_patterns.hpp"
 #include "sim/redis/sha1.hpp"
 #include "sim/redis/text.hpp"
 
@@ -11,6 +15,9 @@ extern "C" {
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
+// Debian's liblua5.1-cjson and liblua5.1-bitop (no headers are packaged).
+int luaopen_cjson(lua_State* lua);
+int luaopen_bit(lua_State* lua);
 }
 
 namespace redlock_sim {
@@ -132,8 +139,10 @@ bool table_has_string(lua_State* lua, int index, const char* field) {
 }
 
 // Converts the script's return value (top of the stack) to a reply, as luaReplyToRedisReply.
+// Like Redis, a table nested past the Lua stack's limit (8000 slots) ends in an error element,
+// which bounds deep and self-referencing tables (7995 levels below a script's result).
 Reply lua_to_reply(lua_State* lua) {
-  lua_checkstack(lua, 4);
+  if (lua_checkstack(lua, 4) == 0) return Reply::error("ERR reached lua stack limit");
   switch (lua_type(lua, -1)) {
     case LUA_TSTRING: {
       std::size_t length = 0;
@@ -396,6 +405,244 @@ int error_handler(lua_State* lua) {
   return 1;
 }
 
+// The allocator of every Lua state: counts the bytes the state holds and refuses to grow past
+// EngineOptions::script_memory_bytes_max (Lua then raises "not enough memory").
+void* allocate(void* user_data, void* block, std::size_t old_size, std::size_t new_size) {
+  ScriptRunner& runner = *static_cast<ScriptRunner*>(user_data);
+  if (new_size == 0) {
+    std::free(block);
+    runner.memory_bytes -= old_size;
+    return nullptr;
+  }
+  if (new_size > old_size && runner.memory_bytes - old_size + new_size > runner.memory_bytes_max())
+    return nullptr;
+  void* grown = std::realloc(block, new_size);
+  if (grown != nullptr) runner.memory_bytes = runner.memory_bytes - old_size + new_size;
+  return grown;
+}
+
+ScriptRunner& runner_of_state(lua_State* lua) {
+  void* user_data = nullptr;
+  lua_getallocf(lua, &user_data);
+  return *static_cast<ScriptRunner*>(user_data);
+}
+
+constexpr int hook_period_instructions = 1000;
+const char* const killed_text = "Script killed by user with SCRIPT KILL...";
+
+// The count hook: Redis's luaMaskCountHook with an instruction budget in place of
+// lua-time-limit and an automatic SCRIPT KILL. Once killing, it fires at every instruction and
+// raises again, so pcall/xpcall in the script cannot keep it alive.
+void count_hook(lua_State* lua, lua_Debug* info);
+
+[[noreturn]] void raise_kill(lua_State* lua, ScriptRunner& runner) {
+  if (!runner.killing) {
+    runner.killing = true;
+    lua_sethook(lua, count_hook, LUA_MASKCOUNT, 1);
+  }
+  lua_pushstring(lua, killed_text);
+  lua_error(lua);
+  __builtin_unreachable();
+}
+
+void count_hook(lua_State* lua, lua_Debug* /*info*/) {
+  ScriptRunner& runner = runner_of_state(lua);
+  if (!runner.killing && runner.spend(hook_period_instructions)) return;
+  raise_kill(lua, runner);
+}
+
+// Pattern-matching steps (lua_patterns) come out of the same budget.
+void spend_pattern_steps(lua_State* lua, uint64_t steps) {
+  ScriptRunner& runner = runner_of_state(lua);
+  if (!runner.killing && runner.spend(steps)) return;
+  raise_kill(lua, runner);
+}
+const lua_patterns::StepSink pattern_step_sink = spend_pattern_steps;
+
+// The most bytes cjson.encode can write for the value at `index` (a string escapes to at most 6
+// bytes a byte, a number to 32), walked as cjson walks it, each value a step of the script's
+// budget (a table shared many times costs what encoding it costs). Tables deeper than cjson's
+// limit are left for cjson to refuse.
+void add_encoded_size(lua_State* lua, int index, int depth, std::size_t& bytes, uint64_t& steps) {
+  constexpr int encode_depth_max = 1000;  // cjson.encode_max_depth's default
+  if (++steps >= 4096) {
+    spend_pattern_steps(lua, steps);
+    steps = 0;
+  }
+  std::size_t length = 0;
+  switch (lua_type(lua, index)) {
+    case LUA_TSTRING:
+      lua_tolstring(lua, index, &length);
+      bytes += 6 * length + 2;
+      return;
+    case LUA_TTABLE:
+      break;
+    default:
+      bytes += 32;
+      return;
+  }
+  if (depth > encode_depth_max) return;
+  luaL_checkstack(lua, 3, "Cannot serialise, excessive nesting");
+  bytes += 2;
+  lua_pushnil(lua);
+  while (lua_next(lua, index) != 0) {
+    const int top = lua_gettop(lua);
+    add_encoded_size(lua, top - 1, depth + 1, bytes, steps);  // the key
+    add_encoded_size(lua, top, depth + 1, bytes, steps);      // the value
+    bytes += 2;                                               // ':' and ','
+    lua_pop(lua, 1);
+  }
+}
+
+// cjson.encode (upvalue 1) after that walk: an output that could not fit the Lua memory budget
+// twice (cjson's own buffer, then the Lua string) is refused as the allocator would refuse it.
+// Errors read as if the script had called cjson's encode itself: the arity check is made here
+// (so it names this function as the caller sees it), and cjson's own errors get the caller's
+// position, which they would have had.
+int bounded_encode(lua_State* lua) {
+  luaL_argcheck(lua, lua_gettop(lua) == 1, 1, "expected 1 argument");
+  ScriptRunner& runner = runner_of_state(lua);
+  std::size_t bytes = 0;
+  uint64_t steps = 0;
+  add_encoded_size(lua, 1, 1, bytes, steps);
+  if (steps > 0) spend_pattern_steps(lua, steps);
+  const std::size_t free_bytes =
+      runner.memory_bytes_max() - std::min(runner.memory_bytes, runner.memory_bytes_max());
+  if (bytes > free_bytes / 2) {
+    lua_newuserdata(lua, runner.memory_bytes_max() + 1);  // raises "not enough memory"
+  }
+  lua_pushvalue(lua, lua_upvalueindex(1));
+  lua_insert(lua, 1);
+  const int status = lua_pcall(lua, 1, 1, 0);
+  if (status == 0) return 1;
+  if (status == LUA_ERRMEM) lua_newuserdata(lua, runner.memory_bytes_max() + 1);
+  luaL_where(lua, 1);
+  lua_insert(lua, -2);
+  lua_concat(lua, 2);
+  return lua_error(lua);
+}
+
+// A chunk starting with ESC is precompiled bytecode: Redis's Lua only parses text, so it reads
+// the ESC as a symbol ("unexpected symbol near 'char(27)'"). A leading space does the same here.
+bool is_binary_chunk(const char* text, std::size_t length) {
+  return length > 0 && text[0] == '\x1b';
+}
+
+// Parses the string at `index` as a chunk: the function, or nil and the message.
+int load_text(lua_State* lua, int index, const char* chunk_name) {
+  std::size_t length = 0;
+  const char* text = lua_tolstring(lua, index, &length);
+  if (is_binary_chunk(text, length)) {
+    lua_pushstring(lua, " ");
+    lua_pushvalue(lua, index);
+    lua_concat(lua, 2);
+    text = lua_tolstring(lua, -1, &length);
+  }
+  if (luaL_loadbuffer(lua, text, length, chunk_name) == 0) return 1;
+  lua_pushnil(lua);
+  lua_insert(lua, -2);
+  return 2;
+}
+
+// loadstring(s [, name]) that never loads bytecode.
+int text_loadstring(lua_State* lua) {
+  luaL_checkstring(lua, 1);
+  const char* chunk_name = luaL_optstring(lua, 2, lua_tostring(lua, 1));
+  return load_text(lua, 1, chunk_name);
+}
+
+// load(f [, name]) that never loads bytecode: reads f's pieces, then parses them as text.
+// (Only Lua values are alive while the reader runs: a Lua error unwinds with longjmp.)
+int text_load(lua_State* lua) {
+  luaL_checktype(lua, 1, LUA_TFUNCTION);
+  const char* chunk_name = luaL_optstring(lua, 2, "=(load)");
+  lua_settop(lua, 2);
+  luaL_Buffer buffer;
+  luaL_buffinit(lua, &buffer);
+  while (true) {
+    lua_pushvalue(lua, 1);
+    lua_call(lua, 0, 1);
+    if (lua_isnil(lua, -1)) {
+      lua_pop(lua, 1);
+      break;
+    }
+    if (!lua_isstring(lua, -1)) {
+      lua_pushnil(lua);
+      lua_pushstring(lua, "reader function must return a string");
+      return 2;
+    }
+    const bool done = lua_objlen(lua, -1) == 0;
+    luaL_addvalue(&buffer);
+    if (done) break;
+  }
+  luaL_pushresult(&buffer);
+  return load_text(lua, lua_gettop(lua), chunk_name);
+}
+
+// getmetatable, as Lua's, except that a string's metatable is seen through a read-only proxy
+// (upvalue 2) and a protected table (upvalue 1's set) shows only its __metatable, if any: real
+// 7.0 gives nil for the library tables, and their metatables would lead to the real tables.
+int guarded_getmetatable(lua_State* lua) {
+  luaL_checkany(lua, 1);
+  if (lua_type(lua, 1) == LUA_TSTRING) {
+    lua_pushvalue(lua, lua_upvalueindex(2));
+    return 1;
+  }
+  if (lua_getmetatable(lua, 1) == 0) {
+    lua_pushnil(lua);
+    return 1;
+  }
+  lua_pushstring(lua, "__metatable");
+  lua_rawget(lua, -2);
+  if (!lua_isnil(lua, -1) || is_protected(lua, 1)) return 1;
+  lua_pop(lua, 1);
+  return 1;
+}
+
+// Redis's math.random and math.randomseed: its redisLrand48 (the drand48 recurrence on 48 bits,
+// returning the top 31), one state for every script of the server, unseeded state
+// 0x1234ABCD330E; randomseed(n) sets n's 32 bits above 0x330E.
+constexpr uint64_t random_mask = (uint64_t{1} << 48) - 1;
+constexpr uint64_t random_max = 2147483647;  // REDIS_LRAND48_MAX
+
+uint64_t next_random(ScriptRunner& runner) {
+  runner.random_state = (runner.random_state * 0x5DEECE66DULL + 0xB) & random_mask;
+  return runner.random_state >> 17;
+}
+
+int redis_math_random(lua_State* lua) {
+  ScriptRunner& runner = runner_of(lua);
+  const lua_Number r = static_cast<lua_Number>(next_random(runner) % random_max) /
+                       static_cast<lua_Number>(random_max);
+  switch (lua_gettop(lua)) {
+    case 0:
+      lua_pushnumber(lua, r);
+      break;
+    case 1: {
+      const int upper = luaL_checkint(lua, 1);
+      luaL_argcheck(lua, 1 <= upper, 1, "interval is empty");
+      lua_pushnumber(lua, std::floor(r * upper) + 1);
+      break;
+    }
+    case 2: {
+      const int lower = luaL_checkint(lua, 1);
+      const int upper = luaL_checkint(lua, 2);
+      luaL_argcheck(lua, lower <= upper, 2, "interval is empty");
+      lua_pushnumber(lua, std::floor(r * (upper - lower + 1)) + lower);
+      break;
+    }
+    default:
+      return luaL_error(lua, "wrong number of arguments");
+  }
+  return 1;
+}
+
+int redis_math_randomseed(lua_State* lua) {
+  const auto seed = static_cast<uint32_t>(luaL_checkint(lua, 1));
+  runner_of(lua).random_state = (static_cast<uint64_t>(seed) << 16) | 0x330E;
+  return 0;
+}
+
 void set_function(lua_State* lua, ScriptRunner* runner, const char* name, lua_CFunction f) {
   lua_pushstring(lua, name);
   lua_pushlightuserdata(lua, runner);
@@ -430,6 +677,8 @@ void make_readonly_proxy(lua_State* lua, int protected_index) {
 }  // namespace
 
 ScriptRunner::ScriptRunner(RedisEngine& engine) : engine_(engine) {
+  // The server's redisLrand48 state before any seeding; SCRIPT FLUSH keeps it, as Redis's does.
+  random_state = 0x1234ABCD330EULL;
   open_state();
 }
 
@@ -449,8 +698,19 @@ void ScriptRunner::flush() {
   open_state();
 }
 
+bool ScriptRunner::spend(uint64_t instructions) {
+  instructions_used += instructions;
+  return instructions_used <= engine_.options().script_instructions_max;
+}
+
+std::size_t ScriptRunner::memory_bytes_max() const {
+  return engine_.options().script_memory_bytes_max;
+}
+
 void ScriptRunner::open_state() {
-  lua_ = luaL_newstate();
+  memory_bytes = 0;
+  lua_ = lua_newstate(allocate, this);
+  SIM_ASSERT(lua_ != nullptr);
   lua_State* lua = lua_;
   const std::pair<const char*, lua_CFunction> libraries[] = {{"", luaopen_base},
                                                              {LUA_TABLIBNAME, luaopen_table},
@@ -461,11 +721,39 @@ void ScriptRunner::open_state() {
     lua_pushstring(lua, name);
     lua_call(lua, 1, 0);
   }
-  // Redis 7.0's deny list.
-  for (const char* name : {"dofile", "loadfile", "print"}) {
+  // cjson and bit, from Debian's lua-cjson 2.1.0 and lua-bitop 1.0.2 (the versions Redis 7.0
+  // bundles), as globals like Redis's luaLoadLib makes them; read-only below.
+  for (const auto& [name, open] :
+       {std::pair<const char*, lua_CFunction>{"cjson", luaopen_cjson}, {"bit", luaopen_bit}}) {
+    lua_pushcfunction(lua, open);
+    lua_pushstring(lua, name);
+    lua_call(lua, 1, 1);
+    lua_setglobal(lua, name);
+  }
+  lua_getglobal(lua, "cjson");
+  lua_pushstring(lua, "encode");
+  lua_pushstring(lua, "encode");
+  lua_rawget(lua, -3);
+  lua_pushcclosure(lua, bounded_encode, 1);
+  lua_rawset(lua, -3);
+  lua_pop(lua, 1);
+  // Redis 7.0's deny list, and what 7.0's Lua does not have (getfenv/setfenv would reach the
+  // real globals, newproxy makes userdata whose __gc runs at SCRIPT FLUSH).
+  for (const char* name : {"dofile", "loadfile", "print", "getfenv", "setfenv", "newproxy"}) {
     lua_pushnil(lua);
     lua_setglobal(lua, name);
   }
+  lua_pushcfunction(lua, text_loadstring);
+  lua_setglobal(lua, "loadstring");
+  lua_pushcfunction(lua, text_load);
+  lua_setglobal(lua, "load");
+  lua_getglobal(lua, "string");
+  lua_patterns::install(lua, &pattern_step_sink);
+  lua_pop(lua, 1);
+  lua_getglobal(lua, "math");
+  set_function(lua, this, "random", redis_math_random);
+  set_function(lua, this, "randomseed", redis_math_randomseed);
+  lua_pop(lua, 1);
   lua_newtable(lua);  // the redis library
   set_function(lua, this, "call", redis_call);
   set_function(lua, this, "pcall", redis_pcall);
@@ -495,7 +783,7 @@ void ScriptRunner::open_state() {
 
   lua_newtable(lua);  // the protected set: proxies that rawset/setmetatable refuse
   const int protected_index = lua_gettop(lua);
-  for (const char* name : {"string", "math", "table", "coroutine", "redis"}) {
+  for (const char* name : {"string", "math", "table", "coroutine", "redis", "cjson", "bit"}) {
     lua_getglobal(lua, name);
     make_readonly_proxy(lua, protected_index);
     lua_setglobal(lua, name);
@@ -506,6 +794,31 @@ void ScriptRunner::open_state() {
     lua_pushcclosure(lua, guarded_call, 2);
     lua_setglobal(lua, name);
   }
+  // table.insert writes raw into its table: refused on protected ones, as 7.0 refuses.
+  lua_getglobal(lua, "table");
+  lua_getmetatable(lua, -1);
+  lua_pushstring(lua, "__index");
+  lua_rawget(lua, -2);  // the real table library
+  lua_pushstring(lua, "insert");
+  lua_pushvalue(lua, protected_index);
+  lua_pushstring(lua, "insert");
+  lua_rawget(lua, -4);
+  lua_pushcclosure(lua, guarded_call, 2);
+  lua_rawset(lua, -3);
+  lua_pop(lua, 3);
+  // Strings index the read-only `string` proxy, and getmetatable('') gives a read-only proxy of
+  // their metatable, so no script can change string methods for the next.
+  lua_pushstring(lua, "");
+  lua_getmetatable(lua, -1);
+  lua_pushstring(lua, "__index");
+  lua_getglobal(lua, "string");
+  lua_rawset(lua, -3);
+  make_readonly_proxy(lua, protected_index);  // [.., "", proxy of the string metatable]
+  lua_pushvalue(lua, protected_index);
+  lua_insert(lua, -2);
+  lua_pushcclosure(lua, guarded_getmetatable, 2);
+  lua_setglobal(lua, "getmetatable");
+  lua_pop(lua, 1);
   // The scripts' environment: a read-only proxy of the globals, whose own metatable is hidden
   // behind another read-only proxy so it cannot be unlocked.
   lua_pushvalue(lua, LUA_GLOBALSINDEX);
@@ -539,7 +852,9 @@ void ScriptRunner::open_state() {
 bool ScriptRunner::create_function(const std::string& sha, const std::string& body,
                                    std::string& error) {
   if (functions_.count(sha) != 0) return true;
-  if (luaL_loadbuffer(lua_, body.data(), body.size(), "@user_script") != 0) {
+  // Bytecode is parsed as text, as Redis's Lua does (see is_binary_chunk).
+  const std::string source = is_binary_chunk(body.data(), body.size()) ? " " + body : body;
+  if (luaL_loadbuffer(lua_, source.data(), source.size(), "@user_script") != 0) {
     error = std::string("ERR Error compiling script (new function): ") + lua_tostring(lua_, -1);
     lua_pop(lua_, 1);
     return false;
@@ -605,10 +920,23 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
   effects_.clear();
   replication_flags = 3;
   last_raised_error.clear();
+  instructions_used = 0;
+  killing = false;
+  wrote = false;
+  lua_sethook(lua, count_hook, LUA_MASKCOUNT, hook_period_instructions);
   const int status = lua_pcall(lua, 0, 1, -2);
+  lua_sethook(lua, nullptr, 0, 0);
   current_ = nullptr;
   Reply reply;
-  if (status != 0) {
+  if (killing) {
+    ++(wrote ? engine_.script_limits_.unkillable : engine_.script_limits_.killed);
+  }
+  if (status == LUA_ERRMEM) {
+    // Real Redis has no such limit (it would exhaust the machine); the model reports it.
+    ++engine_.script_limits_.out_of_memory;
+    reply = Reply::error("ERR Error running script " + sha + ", out of the model's Lua memory (" +
+                         std::to_string(memory_bytes_max()) + " bytes)");
+  } else if (status != 0) {
     if (lua_type(lua, -1) == LUA_TTABLE) {
       std::string text = table_string(lua, -1, "err");
       const std::string source = table_string(lua, -1, "source");
@@ -655,6 +983,7 @@ Reply ScriptRunner::call_from_script(const Command& argv, std::string& refusal) 
     refusal = std::string("-") + RedisEngine::replica_readonly_error();
     return {};
   }
+  if ((spec->flags & command_write) != 0) wrote = true;
   std::vector<Propagated> produced;
   RedisEngine::Call inner{argv, current_->now_ms, current_->wall_now, current_->from_master,
                           true, produced};

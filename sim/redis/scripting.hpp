@@ -1,10 +1,13 @@
 // EVAL/EVALSHA/SCRIPT: an embedded Lua 5.1 set up as Redis 7.0 sets up its own.
 //
-// - Sandbox: base, table, string and math libraries; no os/io/loadfile/dofile/print; globals are
-//   read-only ("Attempt to modify a readonly table") and reading a missing global is an error
-//   ("Script attempted to access nonexistent global variable"). Redis 7.0 patches its Lua VM for
-//   read-only tables; stock Lua 5.1 has no such flag, so the script's environment and the library
-//   tables are read-only proxies, and rawset/setmetatable refuse them.
+// - Sandbox: base, table, string and math libraries; no os/io/loadfile/dofile/print/getfenv/
+//   setfenv/newproxy; globals are read-only ("Attempt to modify a readonly table") and reading a
+//   missing global is an error ("Script attempted to access nonexistent global variable").
+//   Redis 7.0 patches its Lua VM for read-only tables; stock Lua 5.1 has no such flag, so the
+//   script's environment, the library tables and the string metatable are read-only proxies, and
+//   rawset/setmetatable/table.insert/getmetatable guard them. Bytecode is read as text.
+// - Limits: an instruction budget (count hook) ends a script as SCRIPT KILL would; a memory budget
+//   per Lua state; replies nested past the Lua stack end in Redis's "reached lua stack limit".
 // - redis.call/pcall/error_reply/status_reply/sha1hex/log/setresp/set_repl/replicate_commands,
 //   with Redis's reply conversion both ways and its error texts.
 // - Scripts cached by SHA-1; time is frozen for the whole script (one ExecutionContext); the
@@ -37,6 +40,16 @@ class ScriptRunner {
   Reply call_from_script(const Command& argv, std::string& refusal);
   std::string last_raised_error;  // text raised by redis.call, recognised by the error handler
   int replication_flags = 3;      // redis.set_repl: 1 AOF, 2 replicas, 3 both, 0 none
+  // The running script's budget (EngineOptions::script_instructions_max): VM instructions counted
+  // by a count hook, pattern-matching steps by the matcher. Once spent, `killing` makes the
+  // hook raise Redis's SCRIPT KILL error at every instruction, so a pcall cannot swallow it.
+  uint64_t instructions_used = 0;
+  bool killing = false;
+  bool wrote = false;                 // the running script called a write command
+  std::size_t memory_bytes = 0;       // held by the Lua state (its allocator counts)
+  uint64_t random_state = 0;          // Redis's redisLrand48 state, shared by all scripts
+  bool spend(uint64_t instructions);  // false once the budget is spent
+  std::size_t memory_bytes_max() const;
 
  private:
   void open_state();

@@ -235,7 +235,7 @@ std::string random_command(redlock_sim::Rng& rng) {
   // depending on the real milliseconds that pass; a whole number of seconds reads the same until
   // half a second has passed.
   const std::string big_ttl = std::to_string(rng.between(100, 900) * 1000);
-  switch (rng.below(24)) {
+  switch (rng.below(27)) {
     case 0:
       return "SET " + key + " " + value;
     case 1:
@@ -285,6 +285,26 @@ std::string random_command(redlock_sim::Rng& rng) {
       return "EVAL \"if redis.call('get',KEYS[1]) == ARGV[1] then return "
              "redis.call('del',KEYS[1]) else return 0 end\" 1 " +
              key + " " + value;
+    case 23:
+      return "EVAL \"return cjson.encode({redis.call('get', KEYS[1]) or cjson.null, ARGV[1], "
+             "tonumber(ARGV[1]) or false})\" 1 " +
+             key + " " + value;
+    case 24: {
+      static const char* texts[] = {"[1,2.5,\"x\"]", "{\"a\":[true,null]}", "\"s\\u00e9\"",
+                                    "1e3",           "[",                    "nul",
+                                    "{\"a\":1,}",    "[[[]]]"};
+      return std::string("EVAL \"local ok, t = pcall(cjson.decode, ARGV[1]) if not ok then "
+                         "return {'error', t} end return {type(t), cjson.encode(t)}\" 0 '") +
+             texts[rng.below(8)] + "'";
+    }
+    case 25: {
+      const std::string a = std::to_string(rng.between(-3'000'000'000, 3'000'000'000));
+      const std::string b = std::to_string(rng.between(-40, 40));
+      return "EVAL \"return {bit.band(ARGV[1], ARGV[2]), bit.bor(ARGV[1], 255), "
+             "bit.bxor(ARGV[1], ARGV[2]), bit.tohex(ARGV[1]), bit.lshift(ARGV[1], ARGV[2] % 32), "
+             "bit.arshift(ARGV[1], 3), bit.rol(ARGV[1], ARGV[2]), bit.tobit(ARGV[1])}\" 0 " +
+             a + " " + b;
+    }
     default:
       return "EVAL \"return {redis.call('exists', KEYS[1]), redis.call('type', "
              "KEYS[1])['ok']}\" 1 " +

@@ -54,6 +54,23 @@ cases=(
   "explore $s --seeds 5 --seed-start 18446744073709551615"
   "explore $s --seeds 5 --shrink-runs 1"
   "demo --frobnicate"
+  "run tests/golden/bad_scenarios/step-without-resource.json"
+  "run tests/golden/bad_scenarios/link-to-unused-counter.json"
+  "run tests/golden/bad_scenarios/client-clock-one-billion-times-fast.json"
+  "run tests/golden/bad_scenarios/ttl-2-to-the-62.json"
+  "run tests/golden/bad_scenarios/ttl-minus-one.json"
+  "run tests/golden/bad_scenarios/ttl-zero.json"
+  "run tests/golden/bad_scenarios/retry-jitter-too-large.json"
+)
+# `redlock-sim redis` lines on standard input (printf formats) that must stop it with exit 2.
+redis_inputs=(
+  '.advance 100000000000000\n'
+  '.advance 999999999999\n.advance 2\n'
+  '.clock-step 9223372036854775807\n'
+  '.clock-step -9223372036854775808\n'
+  '.clock-step -1767225600001\n'
+  'SET a b\0c\n'
+  '\0\n'
 )
 cd "$source_dir" || exit 1
 for c in "${cases[@]}"; do
@@ -77,6 +94,27 @@ for c in "${cases[@]}"; do
     failures=$((failures + 1))
   fi
 done
+for input in "${redis_inputs[@]}"; do
+  # shellcheck disable=SC2059
+  printf "$input" | "$cli" redis >"$work/out" 2>"$work/err"
+  status=$?
+  {
+    echo "\$ printf '$input' | redlock-sim redis"
+    echo "exit $status"
+    cat "$work/err"
+  } >>"$actual"
+  if [[ $status -ne 2 ]]; then
+    echo "FAIL: redis fed '$input' exited $status, expected 2"; failures=$((failures + 1))
+  fi
+  if [[ -s "$work/out" ]]; then
+    echo "FAIL: redis fed '$input' printed on standard output"; failures=$((failures + 1))
+  fi
+  lines=$(wc -l <"$work/err")
+  if [[ $lines -lt 1 || $lines -gt 2 ]]; then
+    echo "FAIL: redis fed '$input' printed $lines lines on standard error, expected a message and a hint"
+    failures=$((failures + 1))
+  fi
+done
 if [[ "${REDLOCK_UPDATE_GOLDEN:-0}" == 1 ]]; then
   cp "$actual" "$golden"
   echo "updated $golden"
@@ -85,5 +123,5 @@ elif ! diff -u "$golden" "$actual"; then
        "REDLOCK_UPDATE_GOLDEN=1 and review the diff"
   failures=$((failures + 1))
 fi
-[[ $failures -eq 0 ]] && echo "${#cases[@]} bad inputs: exit 2, one message each, as recorded"
+[[ $failures -eq 0 ]] && echo "$((${#cases[@]} + ${#redis_inputs[@]})) bad inputs: exit 2, one message each, as recorded"
 [[ $failures -eq 0 ]]

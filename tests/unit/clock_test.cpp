@@ -31,6 +31,16 @@ TEST(Clock, SlowClientClockEndsItsHoldLate) {
   EXPECT_EQ(Duration::floor_div(end.ns() + 999'999, 1'000'000), 9948);
 }
 
+// A clock at rate 1/10^9 reaches 30 local seconds only after 3*10^19 ns, past int64: the
+// deadline never comes (Instant::max), where it used to fail an assertion.
+TEST(Clock, DeadlinePastTheLastInstantNeverComes) {
+  ProcessClock clock(ProcessClock::Options{.rate = Rate{1, 1'000'000'000}});
+  EXPECT_EQ(clock.first_true_time_reaching(ClockKind::monotonic, ms(30'000), ms(0)),
+            Instant::max());
+  EXPECT_EQ(clock.first_true_time_reaching(ClockKind::wall, ms(30'000), ms(5)), Instant::max());
+  EXPECT_EQ(clock.first_true_time_reaching(ClockKind::monotonic, ms(1), ms(0)), ms(1'000'000'000));
+}
+
 // A wall step moves the wall clock only; a backward step makes it read earlier values again.
 TEST(Clock, WallStepsLeaveMonotonicAlone) {
   ProcessClock clock(ProcessClock::Options{.wall_at_start = ms(1000)});

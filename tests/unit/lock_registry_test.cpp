@@ -58,6 +58,39 @@ TEST(LockRegistry, BadOverridesAreNamedErrors) {
   EXPECT_FALSE(make_lock("redlock", world.client(), {{"ttl_ms", "5s"}}).client);
 }
 
+// Every integer override has a range; values the model cannot compute exactly (a TTL of 2^62 ms
+// overflowed int64 nanoseconds) or that make no sense (a TTL of 0 or -1) are named errors.
+TEST(LockRegistry, OverridesOutOfRangeAreNamedErrors) {
+  LockWorld world(1);
+  const auto error = [&](const std::string& lock, const std::string& key, const std::string& v) {
+    return make_lock(lock, world.client(), {{key, v}}).error;
+  };
+  EXPECT_EQ(error("redlock", "ttl_ms", "4611686018427387904"),
+            "ttl_ms: expected an integer in [1, 1000000000000], got 4611686018427387904");
+  EXPECT_EQ(error("redlock", "ttl_ms", "-1"),
+            "ttl_ms: expected an integer in [1, 1000000000000], got -1");
+  EXPECT_EQ(error("redlock", "ttl_ms", "0"),
+            "ttl_ms: expected an integer in [1, 1000000000000], got 0");
+  EXPECT_EQ(error("redlock", "ttl_ms", "99999999999999999999"),
+            "ttl_ms: expected an integer in [1, 1000000000000], got 99999999999999999999");
+  EXPECT_EQ(error("redlock", "retry_jitter_ms", "9223372036854775807"),
+            "retry_jitter_ms: expected an integer in [0, 1000000000000], got 9223372036854775807");
+  EXPECT_EQ(error("redlock", "retry_jitter_ms", "-5"),
+            "retry_jitter_ms: expected an integer in [0, 1000000000000], got -5");
+  EXPECT_EQ(error("redlock", "retry_count", "-2"),
+            "retry_count: expected an integer in [-1, 1000000], got -2");
+  EXPECT_EQ(error("redlock", "drift_ppm", "1000001"),
+            "drift_ppm: expected an integer in [0, 1000000], got 1000001");
+  EXPECT_EQ(error("watchdog", "watchdog_period_ms", "0"),
+            "watchdog_period_ms: expected an integer in [1, 1000000000000], got 0");
+  EXPECT_TRUE(make_lock("redlock", world.client(), {{"ttl_ms", "1000000000000"}}).client);
+  EXPECT_TRUE(make_lock("redlock", world.client(), {{"retry_jitter_ms", "0"}}).client);
+  // 0 is "no TTL" for the locks that have none by default.
+  EXPECT_TRUE(make_lock("zoo-no-ttl", world.client(), {{"ttl_ms", "0"}}).client);
+  EXPECT_EQ(error("zoo-no-ttl", "ttl_ms", "-1"),
+            "ttl_ms: expected an integer in [0, 1000000000000], got -1");
+}
+
 // Overrides reach the algorithm: a 3-node Redlock with a 1 s TTL grants with a 1 s deadline.
 TEST(LockRegistry, OverridesReachTheAlgorithm) {
   LockWorld world(1, 3);

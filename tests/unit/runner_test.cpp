@@ -39,6 +39,25 @@ TEST(Runner, KleppmannClockJumpBeliefsAndReality) {
   EXPECT_EQ(keys_on_n1, 1);  // B never reached N1
 }
 
+// Clocks at rate 1/10^9 (node and client) used to abort on an assertion: deadlines past the last
+// instant never come, and the run reaches its end (limits.duration_ms) with the grant it got.
+TEST(Runner, ClocksOneBillionTimesSlowRunToTheDurationLimit) {
+  const Scenario scenario = parse_scenario_text(R"({
+    "name": "slow-clocks",
+    "nodes": [{"name": "N1", "clock": {"rate": [1, 1000000000]}}],
+    "clients": [{"name": "A", "profile": "redlock", "nodes": ["N1"],
+                 "clock": {"rate": [1, 1000000000]}, "params": {"ttl_ms": 30000},
+                 "steps": [{"do": "acquire"}, {"do": "sleep", "ms": 100000},
+                           {"do": "release"}]}],
+    "limits": {"duration_ms": 60000}
+  })",
+                                                "slow.json");
+  const ScenarioResult result = run_scenario(scenario, registry_factory());
+  EXPECT_EQ(result.stats.stop, "reached_until");
+  EXPECT_EQ(result.stats.grants, 1u);
+  EXPECT_EQ(result.stats.simulated_ms, 60000);
+}
+
 // A crash without persistence ends the node's keys at the crash.
 TEST(Runner, CrashEndsKeyLifetimes) {
   const ScenarioResult result = run_file("crash-restart-without-persistence");

@@ -124,6 +124,42 @@ TEST(ScenarioParser, RejectsWhatCannotBeRight) {
 }
 
 // Truncated, garbage, deeply nested and huge-number inputs are errors, not crashes.
+// Files the parser used to accept and the runner then crashed on (issue 14's mutated files):
+// a read/write/increment step with nothing to read or write, a link to a counter nobody uses,
+// clocks that would read past int64 nanoseconds within the run.
+TEST(ScenarioParser, RejectsWhatTheModelCannotRun) {
+  const std::string no_resource = with(with(valid, R"("resource": {"fencing": "fence-all"},)", ""),
+                                       R"("to": "register")", R"("to": "N1")");
+  EXPECT_EQ(error_of(no_resource),
+            "s.json: $.clients[0].steps[1].do: step \"increment\" needs the scenario's "
+            "\"resource\" (none is declared)");
+  EXPECT_EQ(error_of(with(no_resource, R"({"do": "increment"})", R"({"do": "read"})")),
+            "s.json: $.clients[0].steps[1].do: step \"read\" needs the scenario's "
+            "\"resource\" (none is declared)");
+  EXPECT_EQ(error_of(with(valid, R"("from": "A", "to": "N2")", R"("from": "A", "to": "counter")")),
+            "s.json: $.network.links[0].to: no process is named \"counter\": the external "
+            "counter exists only when a client's nodes list names it");
+  const std::string too_far =
+      ": this clock would read past 4000000000000 ms, the model's range, within the run: keep "
+      "the start epoch (1767225600000 ms) + offsets and steps + rate x limits.duration_ms below it";
+  EXPECT_EQ(error_of(with(valid, R"("rate_ppm": 100)", R"("rate": [1000000000, 1])")),
+            "s.json: $.nodes[1].clock" + too_far);
+  EXPECT_EQ(error_of(with(valid, R"("params": {"ttl_ms")",
+                          R"("clock": {"rate": [1000000000, 1]}, "params": {"ttl_ms")")),
+            "s.json: $.clients[0].clock" + too_far);
+  EXPECT_EQ(error_of(with(valid, R"("delta_ms": 10000})",
+                          R"("delta_ms": 1000000000000},
+             {"kind": "clock_step", "at_ms": 1, "target": "N1", "delta_ms": 1000000000000},
+             {"kind": "clock_step", "at_ms": 2, "target": "N1", "delta_ms": -1000000000000},
+             {"kind": "clock_step", "at_ms": 3, "target": "N1", "delta_ms": 1000000000000})")),
+            "s.json: $.nodes[0].clock" + too_far);
+  // A slow clock needs no bound (its far deadlines never come); a fast one within the bound parses.
+  EXPECT_NO_THROW(parse_scenario_text(
+      with(valid, R"("rate_ppm": 100)", R"("rate": [1, 1000000000])"), "s.json"));
+  EXPECT_NO_THROW(
+      parse_scenario_text(with(valid, R"("rate_ppm": 100)", R"("rate": [1000, 1])"), "s.json"));
+}
+
 TEST(ScenarioParser, MalformedInputNeverCrashes) {
   EXPECT_NE(error_of("").find("not valid JSON"), std::string::npos);
   EXPECT_NE(error_of("null").find("$: expected an object"), std::string::npos);
