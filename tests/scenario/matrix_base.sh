@@ -23,6 +23,6 @@ grep -Eq '"resource_safety_violations": [1-9]' "$out/pause.json" ||
 status=$?
 cat "$out/partition.log"
 [ "$status" -eq 0 ] || { echo "expected exit 0 (partitions keep correct locks safe), got $status"; exit 1; }
-grep -q '^| redsync-v4 | profile | holds |' "$out/partition.md" ||
+grep -q '^| redsync-v4 | profile (.*) | holds |' "$out/partition.md" ||
   { echo "the Markdown lacks the redsync-v4 row"; exit 1; }
 echo "matrix --base runs the user's scenario, per lock with --locks"
