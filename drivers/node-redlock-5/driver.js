@@ -5,9 +5,9 @@
 //
 //   node driver.js --config JSON
 //
-// Speaks the client line protocol of docs/real-mode.md: commands on standard input, one JSON event
-// per line on standard output stamped with CLOCK_MONOTONIC (process.hrtime) and the process's
-// wall clock (Date.now, which the harness's clock shim moves).
+// Speaks the client line protocol of docs/real-mode.md through ../node-common/protocol.js, which
+// also holds the seeded Math.random, the per-node ioredis connections (replaced after a command
+// timeout: why, there) and the resource; this file is what is redlock 5.0.0-beta.2's own.
 //
 // The lock is driven through the library's public API as its README shows:
 //   const redlock = new Redlock([client, ...], {driftFactor, retryCount, retryDelay, retryJitter});
@@ -33,332 +33,26 @@
 //   driftFactor (the library's +2 ms is fixed), request_timeout_ms -> ioredis `commandTimeout` (the
 //   library sets none; the profile's default is 1 h), auto_extend -> using(). Any other param, or
 //   one the library cannot honour, stops the driver at start.
-//
-// Transport: each node is one ioredis connection to the harness's proxy port. The harness's
-// network drops messages without breaking the TCP connection (its partition semantics), so a
-// command whose reply never comes would leave ioredis waiting forever and every later reply on
-// that connection matched to the wrong command. When a command times out (commandTimeout), the
-// driver therefore closes that connection and opens a new one for the next command, as the
-// built-in client (redlock-sim client) does. This wraps ioredis only; the lock algorithm is the
-// library's, untouched.
 'use strict';
 
-const net = require('net');
-const readline = require('readline');
 const Redis = require('ioredis');
 const {default: Redlock} = require('redlock');
+const common = require('../node-common/protocol');
+const {emit, note, grants} = common;
 
 const PROFILE = 'node-redlock-5.0.0-beta.2';
 
-// ---- events ----------------------------------------------------------------------------------
-
-function monoNs() {
-  return process.hrtime.bigint();
-}
-
-function emit(event) {
-  event.mono_ns = monoNs();
-  event.random_words = randomWords;
-  event.wall_ns = BigInt(Date.now()) * 1000000n;
-  const text = JSON.stringify(event, (key, value) =>
-    typeof value === 'bigint' ? `__bigint__${value}` : value).replace(/"__bigint__(-?\d+)"/g, '$1');
-  process.stdout.write(text + '\n');
-}
-
-// The client's log (standard error: client-<name>.log in a kept run folder).
-function log(text) {
-  process.stderr.write(`${(Number(monoNs() / 1000n) / 1000).toFixed(3)} ${text}\n`);
-}
-
-function note(text) {
-  emit({event: 'note', text});
-}
-
-function fatal(text) {
-  process.stderr.write(`node-redlock-5 driver: ${text}\n`);
-  process.exit(2);
-}
-
 // ---- configuration ---------------------------------------------------------------------------
 
-function parseConfig() {
-  const i = process.argv.indexOf('--config');
-  if (i < 0 || i + 1 >= process.argv.length) fatal('usage: node driver.js --config JSON');
-  try {
-    return JSON.parse(process.argv[i + 1]);
-  } catch (error) {
-    fatal(`--config is not JSON: ${error.message}`);
-  }
-}
-
-const config = parseConfig();
-const params = config.params || {};
-
-function intParam(key, fallback) {
-  if (!(key in params)) return fallback;
-  const text = String(params[key]);
-  if (!/^-?\d+$/.test(text)) fatal(`${key}: expected an integer, got '${text}'`);
-  return Number(text);
-}
-
-const KNOWN = new Set(['nodes', 'ttl_ms', 'retry_count', 'retry_delay_ms_min', 'retry_jitter_ms',
-  'drift_ppm', 'drift_constant_ms', 'request_timeout_ms', 'clock', 'fan_out', 'wait',
-  'auto_extend']);
-for (const key of Object.keys(params)) {
-  if (!KNOWN.has(key)) fatal(`param ${key}: node-redlock 5.0.0-beta.2 has no such setting`);
-}
-// Settings the library fixes: only their defaults can be staged.
-if ('drift_constant_ms' in params && intParam('drift_constant_ms', 2) !== 2) {
-  fatal('drift_constant_ms: the library always adds 2 ms');
-}
-if ('clock' in params && params.clock !== 'wall') fatal('clock: the library reads Date.now()');
-if ('fan_out' in params && params.fan_out !== 'parallel') fatal('fan_out: the library is parallel');
-if ('wait' in params && !['quorum', 'return_at_quorum'].includes(String(params.wait))) {
-  fatal('wait: the library returns as soon as a quorum voted');
-}
-if ('nodes' in params && intParam('nodes', config.nodes.length) !== config.nodes.length) {
-  fatal('nodes: differs from the endpoints given');
-}
-
-const ttl = intParam('ttl_ms', 10000);
-const delayMin = intParam('retry_delay_ms_min', 100);
-const delayJitter = intParam('retry_jitter_ms', 200);
-if (delayJitter % 2 !== 0) fatal('retry_jitter_ms: the library draws retryDelay +- retryJitter');
-const requestTimeout = 'request_timeout_ms' in params ? intParam('request_timeout_ms', 0) : null;
-
+const {config, params} = common.start('node-redlock-5');
+const {ttl, delayJitter, requestTimeout, settings} = common.redlockParams({
+  library: 'node-redlock 5.0.0-beta.2', extra: ['auto_extend'],
+  waits: ['quorum', 'return_at_quorum'],
+  waitFixed: 'the library returns as soon as a quorum voted'});
 const autoExtend = ['true', '1', 'yes'].includes(String(params.auto_extend || 'false'));
-const settings = {
-  driftFactor: intParam('drift_ppm', 10000) / 1e6,
-  retryCount: intParam('retry_count', 10),
-  retryDelay: delayMin + delayJitter / 2,
-  retryJitter: delayJitter / 2,
-};
-
-// ---- randomness ------------------------------------------------------------------------------
-
-// The library's retry jitter is Math.random(). With a seed in --config, Math.random() is fed
-// from the simulated process's random stream (Rng::derive(seed, "process/<name>/random"),
-// xoshiro256** seeded by SplitMix64, sim/kernel/random.cpp), so the real library waits the same
-// delays as its simulated twin: the profile draws a delay as min + (word % (jitter + 1)) ms, and
-// the value handed to the library is the one for which its own formula,
-// retryDelay + floor((r * 2 - 1) * retryJitter), gives that delay (the library cannot wait
-// min + jitter exactly: r < 1, so that one draw gives one ms less). The profile takes two words
-// for every lock value (16 bytes) at the start of each acquisition; the library takes its value
-// from crypto.randomBytes, so the driver skips those two words when an acquisition starts. Every
-// event carries `random_words` so that a restarted client goes on from there (random_skip).
-// Without a seed the library keeps Node's own Math.random.
-const MASK64 = (1n << 64n) - 1n;
-let randomWords = 0n;
-let nextWord = null;
-
-function seedStream(seed, component, skip) {
-  let hash = 0xcbf29ce484222325n;
-  for (const byte of Buffer.from(component, 'utf8')) {
-    hash ^= BigInt(byte);
-    hash = (hash * 0x100000001b3n) & MASK64;
-  }
-  let splitState = (BigInt(seed) ^ hash) & MASK64;
-  const splitmix = () => {
-    splitState = (splitState + 0x9e3779b97f4a7c15n) & MASK64;
-    let z = splitState;
-    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK64;
-    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK64;
-    return z ^ (z >> 31n);
-  };
-  splitState = splitmix();  // Rng::derive: SplitMix64(root ^ hash).next() seeds Rng(...)
-  const s = [splitmix(), splitmix(), splitmix(), splitmix()];
-  const rotl = (x, k) => ((x << BigInt(k)) | (x >> BigInt(64 - k))) & MASK64;
-  nextWord = () => {
-    const result = (rotl((s[1] * 5n) & MASK64, 7) * 9n) & MASK64;
-    const t = (s[1] << 17n) & MASK64;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    randomWords += 1n;
-    return result;
-  };
-  for (let i = 0n; i < BigInt(skip); i++) nextWord();
-  randomWords = BigInt(skip);
-}
-
-// Port::random_u64: the word's bytes, stored little-endian, read back big-endian.
-function byteSwapped(word) {
-  let out = 0n;
-  for (let i = 0; i < 8; i++) {
-    out = (out << 8n) | (word & 0xffn);
-    word >>= 8n;
-  }
-  return out;
-}
-
-function skipTokenWords() {
-  if (nextWord !== null) { nextWord(); nextWord(); }
-}
-
-if (config.seed !== undefined && config.seed !== null) {
-  seedStream(config.seed, `process/${config.client}/random`, config.random_skip || 0);
-  const jitterSpan = delayJitter;  // the profile's: delays in [min, min + jitterSpan]
-  Math.random = () => {
-    if (jitterSpan <= 0) return 0.5;  // the profile draws nothing without jitter
-    const k = Number(byteSwapped(nextWord()) % BigInt(jitterSpan + 1));
-    return Math.min(k + 0.5, jitterSpan - 0.5) / jitterSpan;
-  };
-}
-
-// ---- transport -------------------------------------------------------------------------------
-
-// One node: an ioredis client that is replaced after a command timeout (see the header).
-class NodeClient {
-  constructor(endpoint) {
-    this.options = {
-      host: endpoint.host || '127.0.0.1',
-      port: endpoint.port,
-      enableReadyCheck: false,   // no INFO at connect: only the library's commands cross the proxy
-      disableClientInfo: true,   // nor CLIENT SETINFO
-      maxRetriesPerRequest: null,
-      lazyConnect: false,
-    };
-    if (requestTimeout !== null) this.options.commandTimeout = requestTimeout;
-    this.redis = this.connect();
-  }
-
-  connect() {
-    const redis = new Redis(this.options);
-    redis.on('error', () => {});  // reported through the commands' own errors
-    return redis;
-  }
-
-  call(name, args) {
-    const redis = this.redis;
-    const callback = typeof args[args.length - 1] === 'function' ? args.pop() : null;
-    const shown = `${name} ${this.options.port} ${JSON.stringify(args.flat().filter((a) => String(a).length < 40))}`;
-    log(`-> ${shown}`);
-    const promise = redis[name](...args).then((result) => {
-      log(`<- ${shown}: ${result}`);
-      return result;
-    }, (error) => {
-      log(`<- ${shown}: ${error.message}`);
-      if (/timed out/i.test(error.message) && this.redis === redis) {
-        this.redis = this.connect();
-        redis.disconnect();
-      }
-      throw error;
-    });
-    if (callback === null) return promise;
-    promise.then((result) => callback(null, result), (error) => callback(error));
-    return undefined;
-  }
-
-  evalsha(...args) { return this.call('evalsha', args); }
-  eval(...args) { return this.call('eval', args); }
-  quit() { return this.redis.quit(); }
-}
-
-const lockNodes = config.nodes.map((endpoint) => new NodeClient(endpoint));
-
-// The resource (and nothing else) speaks the harness's own commands: a small RESP client with a
-// per-request timeout that closes the connection on a timeout, as the built-in client does.
-class RespClient {
-  constructor(endpoint) {
-    this.endpoint = endpoint;
-    this.socket = null;
-    this.buffer = Buffer.alloc(0);
-    this.waiting = [];
-  }
-
-  open() {
-    const socket = net.createConnection({host: this.endpoint.host || '127.0.0.1',
-      port: this.endpoint.port});
-    socket.setNoDelay(true);
-    socket.on('data', (chunk) => {
-      if (this.socket !== socket) return;
-      this.buffer = Buffer.concat([this.buffer, chunk]);
-      for (;;) {
-        const parsed = parseReply(this.buffer, 0);
-        if (parsed === null) break;
-        this.buffer = this.buffer.subarray(parsed.end);
-        const next = this.waiting.shift();
-        if (next) next(parsed.reply);
-      }
-    });
-    const broken = () => {
-      if (this.socket !== socket) return;
-      this.close();
-    };
-    socket.on('error', broken);
-    socket.on('close', broken);
-    this.socket = socket;
-  }
-
-  close() {
-    const waiting = this.waiting;
-    this.waiting = [];
-    if (this.socket) this.socket.destroy();
-    this.socket = null;
-    this.buffer = Buffer.alloc(0);
-    for (const w of waiting) w(null);
-  }
-
-  // The reply ({type, value}), or null on a timeout or a broken connection.
-  send(words, timeoutMs) {
-    if (!this.socket) this.open();
-    return new Promise((resolve) => {
-      let done = false;
-      const timer = setTimeout(() => {
-        if (done) return;
-        done = true;
-        this.close();
-        resolve(null);
-      }, timeoutMs);
-      this.waiting.push((reply) => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        resolve(reply);
-      });
-      let frame = `*${words.length}\r\n`;
-      for (const w of words) frame += `$${Buffer.byteLength(String(w))}\r\n${w}\r\n`;
-      this.socket.write(frame);
-    });
-  }
-}
-
-function parseReply(buffer, start) {
-  const eol = buffer.indexOf('\r\n', start);
-  if (eol < 0) return null;
-  const type = String.fromCharCode(buffer[start]);
-  const line = buffer.toString('utf8', start + 1, eol);
-  const after = eol + 2;
-  if (type === '+') return {reply: {type: 'status', value: line}, end: after};
-  if (type === '-') return {reply: {type: 'error', value: line}, end: after};
-  if (type === ':') return {reply: {type: 'integer', value: Number(line)}, end: after};
-  if (type === '$') {
-    const n = Number(line);
-    if (n < 0) return {reply: {type: 'nil', value: null}, end: after};
-    if (buffer.length < after + n + 2) return null;
-    return {reply: {type: 'bulk', value: buffer.toString('utf8', after, after + n)},
-      end: after + n + 2};
-  }
-  if (type === '*') {
-    const n = Number(line);
-    let at = after;
-    const items = [];
-    for (let k = 0; k < n; k++) {
-      const item = parseReply(buffer, at);
-      if (item === null) return null;
-      items.push(item.reply);
-      at = item.end;
-    }
-    return {reply: {type: 'array', value: items}, end: at};
-  }
-  return {reply: {type: 'error', value: `unparsable reply '${type}'`}, end: after};
-}
-
-const resourceSpec = config.resource || null;
-const resource = resourceSpec ? new RespClient(resourceSpec) : null;
+common.seedMathRandom(delayJitter);
+// No CLIENT SETINFO at connect either (ioredis 5): only the library's commands cross the proxy.
+const lockNodes = common.nodeClients(Redis, requestTimeout, {disableClientInfo: true});
 
 // ---- the lock --------------------------------------------------------------------------------
 
@@ -385,51 +79,28 @@ redlock.on('error', (error) => {
   }
 });
 
-// Votes of the nodes (script replies equal to the key count) counted while a release or an
-// extend is out, for the story's "released on N node(s)": the library resolves at a quorum and
-// only resolves its per-attempt statistics once every node answered, which may be never.
+// The votes are counted on the nodes' promises: the library resolves at a quorum and only
+// resolves its per-attempt statistics once every node answered, which may be never.
 function countYes(fn) {
-  let yes = 0;
-  const originals = lockNodes.map((node) => node.call);
-  lockNodes.forEach((node, index) => {
-    node.call = function (name, args) {
-      const promise = originals[index].call(node, name, args);
-      return promise.then((result) => {
-        if (Number(result) === 1) yes++;
-        return result;
-      });
-    };
-  });
-  const restore = () => lockNodes.forEach((node, index) => { node.call = originals[index]; });
-  return fn().then((value) => { restore(); return {value, yes}; },
-    (error) => { restore(); error.yes = yes; throw error; });
+  return common.countYes(lockNodes, (call, vote) => (name, args) =>
+    call(name, args).then((result) => {
+      if (Number(result) === 1) vote();
+      return result;
+    }), fn);
 }
 
 const lockName = config.lock || 'lock';
-let leases = 0;
-let current = null;   // {lock, number, grantId, token, finish (using() only)}
-const outer = [];
-let lastRead = 0;
-
-function deadlineOf(lock) {
-  return {clock: 'wall', at_ns: BigInt(Math.trunc(lock.expiration)) * 1000000n};
-}
 
 function attemptsOf(error) {
   return error && Array.isArray(error.attempts) ? error.attempts.length : 0;
 }
 
 function granted(started, lock, extra) {
-  if (current) outer.push(current);
-  const number = ++leases;
-  current = Object.assign({lock, number, grantId: 0, token: null}, extra || {});
-  emit({event: 'granted', start_mono_ns: started, attempts: lock.attempts.length, lease: number,
-    value: lock.value, deadline: deadlineOf(lock)});
-  return current;
+  return common.granted(started, lock, lock.attempts.length, extra);
 }
 
 async function acquire(started) {
-  skipTokenWords();
+  common.skipTokenWords();
   if (autoExtend) return acquireUsing(started);
   let lock;
   try {
@@ -482,162 +153,40 @@ function acquireUsing(started) {
 
 redlock.onExtended = (existing, lock) => {
   // A renewal by using() (the driver's own extend replaces current.lock itself).
-  const grant = [current, ...outer].find((g) => g && g.lock === existing && g.finish);
+  const grant = [grants.current, ...grants.outer].find((g) => g && g.lock === existing && g.finish);
   if (!grant) return;
   grant.lock = lock;
-  emit({event: 'renewed', lease: grant.number, deadline: deadlineOf(lock)});
+  emit({event: 'renewed', lease: grant.number, deadline: common.wallDeadline(lock)});
 };
 
-async function release(started) {
-  if (!current) {
-    emit({event: 'release_failed', start_mono_ns: started, failure: 'not held'});
+async function release(started, held) {
+  if (!held.finish) {
+    await common.answerRelease(started, () => countYes(() => held.lock.release()));
     return;
   }
-  const held = current;
-  current = outer.length ? outer.pop() : null;
-  if (held.finish) {
-    // using(): end the routine; using() releases in its finally and settles.
-    const {value: error, yes} = await countYes(() => new Promise((resolve) => {
-      held.settled = resolve;
-      held.finish();
-    }));
-    if (error) {
-      emit({event: 'release_failed', start_mono_ns: started, nodes: yes, failure: error.message});
-    } else {
-      emit({event: 'released', start_mono_ns: started, nodes: yes, failure: ''});
-    }
-    return;
-  }
-  try {
-    const {yes} = await countYes(() => held.lock.release());
+  // using(): end the routine; using() releases in its finally and settles.
+  const {value: error, yes} = await countYes(() => new Promise((resolve) => {
+    held.settled = resolve;
+    held.finish();
+  }));
+  if (error) {
+    emit({event: 'release_failed', start_mono_ns: started, nodes: yes, failure: error.message});
+  } else {
     emit({event: 'released', start_mono_ns: started, nodes: yes, failure: ''});
-  } catch (error) {
-    emit({event: 'release_failed', start_mono_ns: started, nodes: error.yes || 0,
-      failure: error.message});
   }
 }
 
-async function extend(started) {
-  if (!current) {
-    emit({event: 'extend_failed', start_mono_ns: started, failure: 'not held'});
-    return;
-  }
-  const held = current;
+// extend() returns a new Lock, which becomes the grant's; a failed extend leaves the old one.
+async function extend(started, held) {
   try {
     const {value: lock, yes} = await countYes(() => held.lock.extend(ttl));
     held.lock = lock;
     emit({event: 'extended', start_mono_ns: started, nodes: yes, failure: '',
-      deadline: deadlineOf(lock)});
+      deadline: common.wallDeadline(lock)});
   } catch (error) {
     emit({event: 'extend_failed', start_mono_ns: started, nodes: error.yes || 0,
       failure: error.message});
   }
 }
 
-// ---- the resource ----------------------------------------------------------------------------
-
-function resourceWords(words, withToken) {
-  if (withToken && current && current.token !== null) words.push(String(current.token));
-  words.push('GRANT', String(current ? current.grantId : 0));
-  return words;
-}
-
-async function read(started, timeoutMs) {
-  if (!resource) {
-    emit({event: 'read', start_mono_ns: started, ok: false, text: 'no resource'});
-    return;
-  }
-  const name = resourceSpec.name || 'register';
-  const fencing = resourceSpec.fencing || 'none';
-  if (fencing === 'compare-and-set') {
-    const owner = current ? current.lock.value : '-';
-    const set = await resource.send(resourceWords(['SETOWNER', name, owner], false), timeoutMs);
-    if (set === null || set.type === 'error') {
-      emit({event: 'read', start_mono_ns: started, ok: false, text: 'setowner failed'});
-      return;
-    }
-  }
-  const reply = await resource.send(resourceWords(['READ', name], fencing === 'fence-all'),
-    timeoutMs);
-  if (reply === null || reply.type !== 'integer') {
-    emit({event: 'read', start_mono_ns: started, ok: false,
-      text: reply === null ? 'read timed out' : `read refused: ${reply.value}`});
-    return;
-  }
-  lastRead = reply.value;
-  emit({event: 'read', start_mono_ns: started, ok: true, value: lastRead});
-}
-
-async function write(started, timeoutMs, value) {
-  const v = value === null ? lastRead + 1 : value;
-  const grantId = current ? current.grantId : 0;
-  if (!resource) {
-    emit({event: 'write', start_mono_ns: started, acknowledged: false, value: v,
-      text: 'no resource'});
-    return;
-  }
-  const name = resourceSpec.name || 'register';
-  const fencing = resourceSpec.fencing || 'none';
-  let words;
-  if (fencing === 'compare-and-set') {
-    const owner = current ? current.lock.value : '-';
-    words = resourceWords(['WRITEIFOWNER', name, owner, String(v)], false);
-  } else {
-    words = resourceWords(['WRITE', name, String(v)], fencing !== 'none');
-  }
-  const reply = await resource.send(words, timeoutMs);
-  const acknowledged = reply !== null && reply.type === 'status' && reply.value === 'OK';
-  emit({event: 'write', start_mono_ns: started, acknowledged, grant: grantId, value: v,
-    text: reply === null ? 'timeout' : String(reply.value)});
-}
-
-// ---- the command loop ------------------------------------------------------------------------
-
-function check(started) {
-  const expired = current === null || Date.now() >= current.lock.expiration;
-  emit({event: 'checked', start_mono_ns: started, expired});
-}
-
-async function serve(line) {
-  const words = line.trim().split(/\s+/);
-  const verb = words[0];
-  const started = monoNs();
-  switch (verb) {
-    case 'acquire': return acquire(started);
-    case 'release': return release(started);
-    case 'extend': return extend(started);
-    case 'read': return read(started, words[1] !== undefined ? Number(words[1]) : 1000);
-    case 'write':
-      return write(started, words[1] !== undefined ? Number(words[1]) : 1000,
-        words[2] !== undefined ? Number(words[2]) : null);
-    case 'sleep':
-      await new Promise((resolve) => setTimeout(resolve, Number(words[1] || 0)));
-      emit({event: 'slept', start_mono_ns: started});
-      return undefined;
-    case 'check': return check(started);
-    case 'grant':
-      if (current) {
-        current.grantId = Number(words[1] || 0);
-        current.token = words[2] !== undefined ? Number(words[2]) : null;
-      }
-      return undefined;
-    case '':
-      return undefined;
-    default:
-      emit({event: 'error', text: `unknown command '${verb}'`});
-      return undefined;
-  }
-}
-
-let queue = Promise.resolve();
-const input = readline.createInterface({input: process.stdin, terminal: false});
-input.on('line', (line) => {
-  if (line.trim() === 'quit') process.exit(0);
-  queue = queue.then(() => serve(line)).catch((error) => {
-    process.stderr.write(`node-redlock-5 driver: ${error.stack || error}\n`);
-    emit({event: 'error', text: String(error.message || error)});
-  });
-});
-input.on('close', () => { queue.then(() => process.exit(0)); });
-
-emit({event: 'ready', profile: config.profile || PROFILE});
+common.serve(PROFILE, {acquire, release, extend});
