@@ -43,9 +43,10 @@ class RedisPyLockDriver(Driver):
         self.redis = CountingRedis(
             host=node.get("host", "127.0.0.1"), port=node["port"],
             socket_timeout=None if timeout_ms is None else timeout_ms / 1000.0,
-            driver_info=None)
-        # driver_info=None: no CLIENT SETINFO when a connection opens, so the connection
-        # sends only the lock's own commands, as the profile's client does.
+            protocol=2, driver_info=None)
+        # protocol=2 and driver_info=None: a new connection sends no HELLO 3 (redis-py 8's
+        # default) and no CLIENT SETINFO, only the lock's own commands, as the profile's
+        # client does (a handshake costs a round trip the scenarios' delays would multiply).
         # Warm up before `ready`: the first uuid1() (the lock's token) takes ~10 ms in a fresh
         # interpreter, which the shrunk scenarios' millisecond timings cannot absorb.
         uuid.uuid1()
