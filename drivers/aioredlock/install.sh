@@ -22,4 +22,4 @@ rm -rf .venv
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.txt
 cp requirements.txt "$stamp"
-echo "driver $name: installed $(grep -E '^[A-Za-z]' requirements.txt | cut -d' ' -f1 | tr '\n' ' ')"
+echo "driver $name: installed $(.venv/bin/python -m pip freeze --disable-pip-version-check | tr "\n" " ")"
