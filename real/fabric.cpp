@@ -33,6 +33,13 @@ Instant Fabric::true_now() const {
   return Instant::from_ns(monotonic_ns() - t0_ns_);
 }
 
+Network::Route Fabric::route_of(ProcessId from, ProcessId to, const std::string* command) {
+  // Before time zero (a driver warming its connections up before `ready`) nothing is routed:
+  // delivered at once, and the network's per-link FIFO state is left for the run.
+  if (t0_ns_ == 0) return Network::Route{.dropped = std::nullopt, .delivery = true_now()};
+  return network_.route(from, to, command, true_now());
+}
+
 Fabric::Connection* Fabric::find(uint64_t id) {
   auto it = connections_.find(id);
   return it == connections_.end() ? nullptr : it->second.get();
@@ -106,7 +113,7 @@ void Fabric::on_client_readable(uint64_t id) {
     c->from_client.erase(0, *length);
     Command words = resp_command_words(frame);
     const std::string name = words.empty() ? std::string() : words.front();
-    const Network::Route route = network_.route(from, to, &name, true_now());
+    const Network::Route route = route_of(from, to, &name);
     if (route.dropped) {
       ++dropped_;
       continue;
@@ -131,7 +138,7 @@ void Fabric::deliver_to_upstream(uint64_t id, std::string frame, Command words, 
   const ProcessId from = c->listener->from;
   const ProcessId to = c->listener->to;
   // A partition drops what was in flight when it began, as the simulator does.
-  if (network_.is_cut(from, to, planned)) {
+  if (t0_ns_ != 0 && network_.is_cut(from, to, planned)) {
     ++dropped_;
     maybe_finish(id);
     return;
@@ -187,7 +194,7 @@ void Fabric::on_upstream_readable(uint64_t id) {
 }
 
 void Fabric::send_to_client(uint64_t id, std::string frame, ProcessId from, ProcessId to) {
-  const Network::Route route = network_.route(from, to, nullptr, true_now());
+  const Network::Route route = route_of(from, to, nullptr);
   if (route.dropped) {
     ++dropped_;
     return;
@@ -198,7 +205,7 @@ void Fabric::send_to_client(uint64_t id, std::string frame, ProcessId from, Proc
     --in_flight_;
     lateness_max_ns_ = std::max(lateness_max_ns_, (true_now() - planned).ns());
     Connection* c = find(id);
-    if (c == nullptr || c->client_fd < 0 || network_.is_cut(from, to, planned)) {
+    if (c == nullptr || c->client_fd < 0 || (t0_ns_ != 0 && network_.is_cut(from, to, planned))) {
       ++dropped_;
       return;
     }

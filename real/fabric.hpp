@@ -65,6 +65,7 @@ class Fabric {
     bool client_closed = false;
   };
   Instant true_now() const;
+  Network::Route route_of(ProcessId from, ProcessId to, const std::string* command);
   int64_t real_time_of(Instant true_time) const { return t0_ns_ + true_time.ns(); }
   int open_listener(Listener listener);
   void accept_on(Listener& listener);

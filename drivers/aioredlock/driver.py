@@ -42,6 +42,10 @@ import sys
 
 from aioredlock import Aioredlock, LockError
 
+import os
+
+# The line protocol, shared by every Python driver.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python-common"))
 from protocol import (Held, deadline_none, emit, log, mono_ns, param_flag, param_int, param_ms,
                       parse_args, wall_ns)
 

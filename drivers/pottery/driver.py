@@ -25,6 +25,10 @@ import threading
 import redis
 from pottery import ExtendUnlockedLock, Redlock, ReleaseUnlockedLock, TooManyExtensions
 
+import os
+
+# The line protocol, shared by every Python driver.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python-common"))
 from protocol import Driver, mono_ns, param_int, param_ms, parse_args
 
 

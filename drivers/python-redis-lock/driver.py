@@ -29,6 +29,10 @@ import threading
 import redis
 import redis_lock
 
+import os
+
+# The line protocol, shared by every Python driver.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python-common"))
 from protocol import (Driver, deadline_none, emit, param_flag, param_int, param_ms, parse_args)
 
 

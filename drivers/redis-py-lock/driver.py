@@ -19,6 +19,10 @@ import uuid
 import redis
 from redis.exceptions import LockError, LockNotOwnedError
 
+import os
+
+# The line protocol, shared by every Python driver.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python-common"))
 from protocol import Driver, deadline_none, param_int, param_ms, parse_args
 
 

@@ -22,6 +22,10 @@ import sys
 import redis
 from redlock import MultipleRedlockException, Redlock
 
+import os
+
+# The line protocol, shared by every Python driver.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python-common"))
 from protocol import Driver, param_int, param_ms, parse_args, wall_ns
 
 
