@@ -1,5 +1,7 @@
 #include "cli/lock_wiring.hpp"
 
+#include <algorithm>
+
 #include "lock_impls/registry.hpp"
 
 namespace redlock_sim::cli {
@@ -80,6 +82,13 @@ std::optional<Scenario> swap_lock(const Scenario& base, const LockEntry& entry,
       if (accepts(entry, key)) kept[key] = value;
     }
     client.params = kept;
+    // A lock that waits for replica acknowledgements is told how many replicas there are (a
+    // story with none would otherwise fail every acquisition on a missing WAIT ack).
+    if (accepts(entry, "replicas") && client.params.count("replicas") == 0) {
+      const auto replicas = std::count_if(base.nodes.begin(), base.nodes.end(),
+                                          [](const NodeSpec& n) { return n.role == "replica"; });
+      client.params["replicas"] = std::to_string(replicas);
+    }
     if (auto problem = registry_profile_check()(client)) {
       error = "client " + client.name + ": " + *problem;
       return std::nullopt;
