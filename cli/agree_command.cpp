@@ -189,7 +189,9 @@ std::string profile_table(const std::vector<Row>& rows,
     if (entry.kind != LockKind::profile) continue;
     auto it = summary.find(entry.name);
     if (it == summary.end()) {
-      out << "| " << entry.name << " | - | none | - | - | - | - | not validated: no driver |\n";
+      const std::optional<std::string> unreachable = unreachable_library(entry.name);
+      out << "| " << entry.name << " | - | none | - | - | - | - | not validated: "
+          << (unreachable ? *unreachable : std::string("no driver yet")) << " |\n";
       continue;
     }
     const ProfileSummary& s = it->second;

@@ -161,7 +161,7 @@ std::string markdown(const std::vector<Job>& jobs, const std::vector<Row>& rows,
     if (kind == "profile") {
       // Whether the row's profile was shown to behave like its library (agree --profiles).
       const std::string status = validation_status(row.name);
-      kind += status.rfind("validated", 0) == 0 ? " (" + status + ")" : " (not validated)";
+      kind += status.rfind("not", 0) == 0 ? " (not validated)" : " (" + status + ")";
     }
     out += "| " + row.name + " | " + kind + " |";
     for (std::size_t c = 0; c < columns.size(); ++c)

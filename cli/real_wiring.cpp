@@ -127,14 +127,19 @@ real::DriverSpec driver_from_command(const std::string& command,
                           .working_directory = {}};
 }
 
-std::string validation_status(const std::string& profile) {
+std::optional<std::string> unreachable_library(const std::string& profile) {
   // Libraries no registry of the project's machines offers can never be run for real here.
   static const std::map<std::string, std::string> unreachable = {
       {"redlock-rb", "RubyGems is not reachable from the project's machines"},
       {"redis-plus-plus-redlockmutex", "no registry reachable here packages redis-plus-plus"},
       {"redis-plus-plus-redmutex", "no registry reachable here packages redis-plus-plus"}};
-  if (auto it = unreachable.find(profile); it != unreachable.end()) {
-    return "not validated against the real library: " + it->second;
+  if (auto it = unreachable.find(profile); it != unreachable.end()) return it->second;
+  return std::nullopt;
+}
+
+std::string validation_status(const std::string& profile) {
+  if (auto reason = unreachable_library(profile)) {
+    return "not validated against the real library: " + *reason;
   }
   static const nlohmann::json results = [] {
     std::ifstream in(std::string(REDLOCK_SOURCE_DIR) + "/docs/profile-validation.json");

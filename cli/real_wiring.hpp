@@ -41,6 +41,8 @@ real::DriverSpec driver_from_command(const std::string& command,
 // (written by `agree --profiles --json`): "validated against npm redlock 4.2.0 (7 of 7 files
 // agree)", "NOT validated: ..." with the reason. For `list` and the safety matrix.
 std::string validation_status(const std::string& profile);
+// Why a profile's library cannot be installed on the project's machines, if it cannot.
+std::optional<std::string> unreachable_library(const std::string& profile);
 
 // "Real run: 12 scheduled actions, late by 0.21 ms median, 1.9 ms at most; ..." and warnings.
 std::string real_timing_text(const real::RealReport& report);

@@ -528,7 +528,15 @@ std::optional<std::string> RealWorld::start() {
   while (monotonic_ns() < ready_by) {
     bool all = true;
     for (auto& c : clients_) {
-      if (!c->alive) return "client " + c->spec->name + " exited before it was ready (see its log)";
+      if (!c->alive) {
+        // Its last word on standard error says why (a driver refusing a parameter, say).
+        std::ifstream log(folder_ + "/client-" + c->spec->name + ".log");
+        std::string line, last;
+        while (std::getline(log, line))
+          if (!line.empty()) last = line;
+        return "client " + c->spec->name + " exited before it was ready" +
+               (last.empty() ? std::string() : ": " + last);
+      }
       all = all && c->ready;
     }
     if (all) break;

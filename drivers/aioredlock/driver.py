@@ -107,6 +107,10 @@ class AioredlockDriver:
     def __init__(self, config):
         self.config = config
         self.params = config.get("params", {}) or {}
+        if param_ms(self.params, "request_timeout_ms", 3_600_000) < 3_600_000:
+            # The library has none: staging the file anyway would compare two different locks.
+            log("aioredlock sets no command timeout: request_timeout_ms cannot be staged")
+            sys.exit(2)
         self.lock_name = config.get("lock", "lock")
         nodes = [n for n in config["nodes"] if n.get("name") != "counter"]
         self.resource = config.get("resource")
