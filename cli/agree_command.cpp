@@ -170,6 +170,11 @@ std::map<std::string, ProfileSummary> summarize(const std::vector<Row>& rows,
     ++s.files;
     if (r.unstageable) {
       ++s.unstageable;
+      // A file the real library cannot take as written is said, with why.
+      if (r.unstageable->rfind("set-up failed", 0) == 0) {
+        s.disagreements.push_back(r.name + ": not stageable with the library (" +
+                                  *r.unstageable + ")");
+      }
     } else if (r.agree) {
       ++s.agree;
     } else {
@@ -198,8 +203,9 @@ std::string profile_table(const std::vector<Row>& rows,
     std::string why;
     for (const std::string& d : s.disagreements)
       why += (why.empty() ? "" : "; ") + d;
+    const std::size_t disagree = s.files - s.agree - s.unstageable;
     out << "| " << entry.name << " | " << s.library << " | " << s.driver << " | " << s.files
-        << " | " << s.agree << " | " << s.disagreements.size() << " | " << s.unstageable << " | "
+        << " | " << s.agree << " | " << disagree << " | " << s.unstageable << " | "
         << (why.empty() ? "-" : why) << " |\n";
   }
   return out.str();
