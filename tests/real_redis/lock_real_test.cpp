@@ -267,3 +267,40 @@ TEST(RealRedisKill, RedlockStillAcquiresWithOneNodeKilled) {
 
 }  // namespace
 }  // namespace redlock_sim
+
+namespace redlock_sim {
+namespace {
+
+// A test process killed mid-run (SIGKILL: no destructor runs) leaves no redis-server behind: the
+// fixture's servers die with it (PR_SET_PDEATHSIG).
+TEST(RealRedisFixture, ServerDiesWithAKilledTestProcess) {
+  int channel[2];
+  ASSERT_EQ(::pipe(channel), 0);
+  const pid_t test_process = ::fork();
+  ASSERT_GE(test_process, 0);
+  if (test_process == 0) {
+    ::close(channel[0]);
+    testing::RedisServer server;
+    const int port = server.start() ? server.port() : -1;
+    if (::write(channel[1], &port, sizeof port) != sizeof port) ::_exit(1);
+    ::pause();  // until SIGKILLed
+    ::_exit(0);
+  }
+  ::close(channel[1]);
+  int port = -1;
+  ASSERT_EQ(::read(channel[0], &port, sizeof port), static_cast<ssize_t>(sizeof port));
+  ::close(channel[0]);
+  ASSERT_GT(port, 0);
+  EXPECT_TRUE(testing::loopback_port_open(port));
+  ::kill(test_process, SIGKILL);
+  ::waitpid(test_process, nullptr, 0);
+  bool closed = false;
+  for (int i = 0; i < 500 && !closed; ++i) {
+    closed = !testing::loopback_port_open(port);
+    if (!closed) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(closed) << "redis-server on port " << port << " outlived its test process";
+}
+
+}  // namespace
+}  // namespace redlock_sim
