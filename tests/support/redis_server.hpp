@@ -95,6 +95,7 @@ class RedisServer {
   }
 
   int port() const { return port_; }
+  const std::string& directory() const { return dir_; }
   bool running() const { return pid_ > 0; }
   const std::string& error() const { return error_; }
 
