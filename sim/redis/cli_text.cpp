@@ -76,7 +76,8 @@ bool read_token(std::string_view line, std::size_t& p, std::string& token) {
   return true;
 }
 
-void format_into(const Reply& reply, const std::string& prefix, std::string& out) {
+// Everything but a non-empty array, on one line.
+void format_single(const Reply& reply, std::string& out) {
   switch (reply.type) {
     case ReplyType::status:
       out += reply.text + "\n";
@@ -95,19 +96,45 @@ void format_into(const Reply& reply, const std::string& prefix, std::string& out
       out += "(nil)\n";
       return;
     case ReplyType::array:
-      break;
+      out += "(empty array)\n";
+      return;
   }
-  if (reply.elements.empty()) {
-    out += "(empty array)\n";
-    return;
-  }
-  const std::string count = std::to_string(reply.elements.size());
-  const std::string nested_prefix = prefix + std::string(count.size() + 2, ' ');
-  for (std::size_t i = 0; i < reply.elements.size(); ++i) {
-    std::string index = std::to_string(i + 1);
-    index.insert(0, count.size() - index.size(), ' ');
-    out += (i == 0 ? std::string() : prefix) + index + ") ";
-    format_into(reply.elements[i], nested_prefix, out);
+}
+
+// redis-cli's layout: "N) " before each element, nested elements indented under their parent's
+// first. Walks with its own stack (a script's reply may nest 7995 arrays deep).
+void format_into(const Reply& root, std::string& out) {
+  struct OpenArray {
+    const Reply* array;
+    std::size_t next;
+    std::size_t indent;  // spaces before this array's second and later elements
+    std::size_t width;   // digits of its element count
+  };
+  std::vector<OpenArray> open;
+  const Reply* current = &root;
+  std::size_t indent = 0;
+  while (true) {
+    if (current != nullptr) {
+      if (current->type != ReplyType::array || current->elements.empty()) {
+        format_single(*current, out);
+      } else {
+        open.push_back({current, 0, indent, std::to_string(current->elements.size()).size()});
+      }
+      current = nullptr;
+    }
+    if (open.empty()) return;
+    OpenArray& array = open.back();
+    if (array.next == array.array->elements.size()) {
+      open.pop_back();
+      continue;
+    }
+    const std::size_t i = array.next++;
+    const std::string index = std::to_string(i + 1);
+    if (i != 0) out.append(array.indent, ' ');
+    out.append(array.width - index.size(), ' ');
+    out += index + ") ";
+    current = &array.array->elements[i];
+    indent = array.indent + array.width + 2;
   }
 }
 
@@ -167,7 +194,7 @@ std::string quote(std::string_view bytes) {
 
 std::string format_reply(const Reply& reply) {
   std::string out;
-  format_into(reply, "", out);
+  format_into(reply, out);
   return out;
 }
 

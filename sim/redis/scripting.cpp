@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "sim/kernel/assert.hpp"
 #include "sim/redis/lua_patterns.hpp"
@@ -138,11 +139,8 @@ bool table_has_string(lua_State* lua, int index, const char* field) {
   return is_string;
 }
 
-// Converts the script's return value (top of the stack) to a reply, as luaReplyToRedisReply.
-// Like Redis, a table nested past the Lua stack's limit (8000 slots) ends in an error element,
-// which bounds deep and self-referencing tables (7995 levels below a script's result).
-Reply lua_to_reply(lua_State* lua) {
-  if (lua_checkstack(lua, 4) == 0) return Reply::error("ERR reached lua stack limit");
+// The reply for the value on top of the stack, unless it is a table to convert as an array.
+std::optional<Reply> single_reply(lua_State* lua) {
   switch (lua_type(lua, -1)) {
     case LUA_TSTRING: {
       std::size_t length = 0;
@@ -153,7 +151,7 @@ Reply lua_to_reply(lua_State* lua) {
       return lua_toboolean(lua, -1) ? Reply::integer_reply(1) : Reply::nil_reply();
     case LUA_TNUMBER:
       return Reply::integer_reply(truncate_number(lua_tonumber(lua, -1)));
-    case LUA_TTABLE: {
+    case LUA_TTABLE:
       // Both texts go through C strings (cut at a NUL); an error's trailing CR/LF are trimmed
       // (addReplyErrorFormat), then CR/LF left become spaces.
       if (table_has_string(lua, -1, "err")) {
@@ -165,20 +163,46 @@ Reply lua_to_reply(lua_State* lua) {
       if (table_has_string(lua, -1, "ok")) {
         return Reply::status(map_newlines(up_to_nul(table_string(lua, -1, "ok"))));
       }
-      std::vector<Reply> items;
-      for (int j = 1;; ++j) {
-        lua_rawgeti(lua, -1, j);
-        if (lua_type(lua, -1) == LUA_TNIL) {
-          lua_pop(lua, 1);
-          break;
-        }
-        items.push_back(lua_to_reply(lua));
-        lua_pop(lua, 1);
-      }
-      return Reply::array(std::move(items));
-    }
+      return std::nullopt;
     default:
       return Reply::nil_reply();
+  }
+}
+
+// Converts the script's return value (top of the stack, left there) to a reply, as
+// luaReplyToRedisReply does, but with its own stack of open arrays instead of recursion (C
+// frames 7995 deep overflow a thread's stack under a sanitizer). Like Redis, a table nested past
+// the Lua stack's limit (8000 slots) ends in an error element, which bounds deep and
+// self-referencing tables (7995 levels below a script's result).
+Reply lua_to_reply(lua_State* lua) {
+  struct OpenArray {
+    std::vector<Reply> items;
+    int index = 0;  // of the element on the Lua stack above this array's table
+  };
+  std::vector<OpenArray> open;  // each one's table is on the Lua stack, in order
+  std::optional<Reply> done;
+  while (true) {
+    if (!done) {
+      if (lua_checkstack(lua, 4) == 0) {
+        done = Reply::error("ERR reached lua stack limit");
+      } else {
+        done = single_reply(lua);
+        if (!done) open.emplace_back();
+      }
+    }
+    if (done) {
+      if (open.empty()) return std::move(*done);
+      lua_pop(lua, 1);  // the element just converted
+      open.back().items.push_back(std::move(*done));
+      done.reset();
+    }
+    OpenArray& array = open.back();
+    lua_rawgeti(lua, -1, ++array.index);
+    if (lua_type(lua, -1) == LUA_TNIL) {
+      lua_pop(lua, 1);
+      done = Reply::array(std::move(array.items));
+      open.pop_back();
+    }
   }
 }
 
@@ -414,7 +438,8 @@ void* allocate(void* user_data, void* block, std::size_t old_size, std::size_t n
     runner.memory_bytes -= old_size;
     return nullptr;
   }
-  if (new_size > old_size && runner.memory_bytes - old_size + new_size > runner.memory_bytes_max())
+  if (new_size > old_size &&
+      runner.memory_bytes - old_size + new_size > runner.memory_bytes_max() + runner.memory_slack)
     return nullptr;
   void* grown = std::realloc(block, new_size);
   if (grown != nullptr) runner.memory_bytes = runner.memory_bytes - old_size + new_size;
@@ -431,16 +456,21 @@ constexpr int hook_period_instructions = 1000;
 const char* const killed_text = "Script killed by user with SCRIPT KILL...";
 
 // The count hook: Redis's luaMaskCountHook with an instruction budget in place of
-// lua-time-limit and an automatic SCRIPT KILL. Once killing, it fires at every instruction and
-// raises again, so pcall/xpcall in the script cannot keep it alive.
+// lua-time-limit and an automatic SCRIPT KILL. Once killing, it fires at every new line and
+// raises again, as 7.0's does, so a pcall/xpcall in a loop cannot keep the script alive (one that
+// catches the kill and returns on the same line does end normally, in 7.0 too).
 void count_hook(lua_State* lua, lua_Debug* info);
 
 [[noreturn]] void raise_kill(lua_State* lua, ScriptRunner& runner) {
   if (!runner.killing) {
     runner.killing = true;
-    lua_sethook(lua, count_hook, LUA_MASKCOUNT, 1);
+    // As 7.0: from now on the hook fires at every new line (and every backward jump).
+    lua_sethook(lua, count_hook, LUA_MASKLINE, 0);
   }
-  lua_pushstring(lua, killed_text);
+  // 7.0 raises an error table whose text a pcall in the script sees as "ERR Script killed...";
+  // as redis.call's errors, the text is recorded so the error handler adds no second "ERR".
+  runner.last_raised_error = std::string("ERR ") + killed_text;
+  lua_pushstring(lua, runner.last_raised_error.c_str());
   lua_error(lua);
   __builtin_unreachable();
 }
@@ -561,14 +591,21 @@ int text_load(lua_State* lua) {
   luaL_buffinit(lua, &buffer);
   while (true) {
     lua_pushvalue(lua, 1);
-    lua_call(lua, 0, 1);
+    // Lua's load reads in protected mode: an error in the reader is its result (nil, error).
+    if (lua_pcall(lua, 0, 1, 0) != 0) {
+      lua_pushnil(lua);
+      lua_insert(lua, -2);
+      return 2;
+    }
     if (lua_isnil(lua, -1)) {
       lua_pop(lua, 1);
       break;
     }
     if (!lua_isstring(lua, -1)) {
       lua_pushnil(lua);
+      luaL_where(lua, 1);  // Lua raises it from the reader: the script's position
       lua_pushstring(lua, "reader function must return a string");
+      lua_concat(lua, 2);
       return 2;
     }
     const bool done = lua_objlen(lua, -1) == 0;
@@ -926,6 +963,9 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
   lua_sethook(lua, count_hook, LUA_MASKCOUNT, hook_period_instructions);
   const int status = lua_pcall(lua, 0, 1, -2);
   lua_sethook(lua, nullptr, 0, 0);
+  // Reading the result runs outside any protected call, where a failed allocation (growing the
+  // Lua stack for a deep reply) would abort: a little room past the budget covers it.
+  memory_slack = 1u << 20;
   current_ = nullptr;
   Reply reply;
   if (killing) {
@@ -955,6 +995,7 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
     reply = lua_to_reply(lua);
   }
   lua_settop(lua, 0);
+  memory_slack = 0;
   // The script's writes go out as its effects, atomically when there are several.
   if (effects_.size() > 1) call.propagate.push_back(Propagated{make_command("MULTI")});
   for (Propagated& effect : effects_)

@@ -42,11 +42,12 @@ class ScriptRunner {
   int replication_flags = 3;      // redis.set_repl: 1 AOF, 2 replicas, 3 both, 0 none
   // The running script's budget (EngineOptions::script_instructions_max): VM instructions counted
   // by a count hook, pattern-matching steps by the matcher. Once spent, `killing` makes the
-  // hook raise Redis's SCRIPT KILL error at every instruction, so a pcall cannot swallow it.
+  // hook raise Redis's SCRIPT KILL error at every new line, as 7.0's does.
   uint64_t instructions_used = 0;
   bool killing = false;
   bool wrote = false;                 // the running script called a write command
   std::size_t memory_bytes = 0;       // held by the Lua state (its allocator counts)
+  std::size_t memory_slack = 0;       // allowed past the budget while a reply is read
   uint64_t random_state = 0;          // Redis's redisLrand48 state, shared by all scripts
   bool spend(uint64_t instructions);  // false once the budget is spent
   std::size_t memory_bytes_max() const;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -82,8 +83,12 @@ class RealRedis {
     }
     directory_ = pattern;
     port_ = free_loopback_port();
+    const pid_t parent = getpid();
     pid_ = fork();
     if (pid_ == 0) {
+      // Dies with the test process, even a SIGKILLed one.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(127);
       const std::string port = std::to_string(port_);
       const std::string log = directory_ + "/redis.log";
       execlp("redis-server", "redis-server", "--port", port.c_str(), "--bind", "127.0.0.1",
@@ -290,11 +295,12 @@ std::string random_command(redlock_sim::Rng& rng) {
              "tonumber(ARGV[1]) or false})\" 1 " +
              key + " " + value;
     case 24: {
-      static const char* texts[] = {"[1,2.5,\"x\"]", "{\"a\":[true,null]}", "\"s\\u00e9\"",
-                                    "1e3",           "[",                    "nul",
-                                    "{\"a\":1,}",    "[[[]]]"};
-      return std::string("EVAL \"local ok, t = pcall(cjson.decode, ARGV[1]) if not ok then "
-                         "return {'error', t} end return {type(t), cjson.encode(t)}\" 0 '") +
+      static const char* texts[] = {
+          "[1,2.5,\"x\"]", "{\"a\":[true,null]}", "\"s\\u00e9\"", "1e3", "[",
+          "nul",           "{\"a\":1,}",          "[[[]]]"};
+      return std::string(
+                 "EVAL \"local ok, t = pcall(cjson.decode, ARGV[1]) if not ok then "
+                 "return {'error', t} end return {type(t), cjson.encode(t)}\" 0 '") +
              texts[rng.below(8)] + "'";
     }
     case 25: {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -263,6 +265,55 @@ TEST(RealRedisKill, RedlockStillAcquiresWithOneNodeKilled) {
     EXPECT_TRUE(g.acquired) << g.failure;
     EXPECT_EQ(g.nodes_locked, 2u);
   }
+}
+
+}  // namespace
+}  // namespace redlock_sim
+
+namespace redlock_sim {
+namespace {
+
+// A test process killed mid-run (SIGKILL: no destructor runs) leaves no redis-server behind: the
+// fixture's servers die with it (PR_SET_PDEATHSIG). (Its temporary folder does stay; this test
+// removes it.)
+TEST(RealRedisFixture, ServerDiesWithAKilledTestProcess) {
+  struct Started {
+    int port = -1;
+    char directory[128] = {};
+  };
+  int channel[2];
+  ASSERT_EQ(::pipe(channel), 0);
+  const pid_t test_process = ::fork();
+  ASSERT_GE(test_process, 0);
+  if (test_process == 0) {
+    ::close(channel[0]);
+    testing::RedisServer server;
+    Started started;
+    if (server.start()) {
+      started.port = server.port();
+      std::snprintf(started.directory, sizeof started.directory, "%s", server.directory().c_str());
+    }
+    if (::write(channel[1], &started, sizeof started) != sizeof started) ::_exit(1);
+    ::pause();  // until SIGKILLed
+    ::_exit(0);
+  }
+  ::close(channel[1]);
+  Started started;
+  ASSERT_EQ(::read(channel[0], &started, sizeof started), static_cast<ssize_t>(sizeof started));
+  ::close(channel[0]);
+  const int port = started.port;
+  ASSERT_GT(port, 0);
+  EXPECT_TRUE(testing::loopback_port_open(port));
+  ::kill(test_process, SIGKILL);
+  ::waitpid(test_process, nullptr, 0);
+  bool closed = false;
+  for (int i = 0; i < 500 && !closed; ++i) {
+    closed = !testing::loopback_port_open(port);
+    if (!closed) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(closed) << "redis-server on port " << port << " outlived its test process";
+  std::error_code ignored;
+  std::filesystem::remove_all(started.directory, ignored);
 }
 
 }  // namespace

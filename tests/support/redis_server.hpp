@@ -1,11 +1,13 @@
 // Real redis-server processes for tests: each on 127.0.0.1 only, on a free port, with its own
 // temporary directory and no persistence (--save "" --appendonly no). Started with fork/exec and
-// stopped by pid (SIGKILL models a crash, SIGTERM a clean stop). Reusable by any test folder.
+// stopped by pid (SIGKILL models a crash, SIGTERM a clean stop); a server also dies with the test
+// process (PR_SET_PDEATHSIG), so a killed test leaves none running. Reusable by any test folder.
 #pragma once
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -61,8 +63,12 @@ class RedisServer {
     if (dir == nullptr) return fail("mkdtemp failed");
     dir_ = dir;
     port_ = free_loopback_port();
+    const pid_t parent = ::getpid();
     pid_ = ::fork();
     if (pid_ == 0) {
+      // Dies with the test process, even a SIGKILLed one (its temporary folder stays then).
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);  // the test died before prctl
       const std::string port = std::to_string(port_);
       const std::string log = dir_ + "/redis.log";
       ::execlp("redis-server", "redis-server", "--port", port.c_str(), "--bind", "127.0.0.1",
@@ -89,6 +95,7 @@ class RedisServer {
   }
 
   int port() const { return port_; }
+  const std::string& directory() const { return dir_; }
   bool running() const { return pid_ > 0; }
   const std::string& error() const { return error_; }
 

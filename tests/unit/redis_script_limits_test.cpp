@@ -64,6 +64,21 @@ TEST(RedisScriptLimits, PcallCannotSwallowTheKill) {
       << reply.text;
 }
 
+// After the kill the hook raises at each new line, as 7.0's: a pcall that catches it and returns
+// on the same line ends the script normally, with the text 7.0's pcall gives ("ERR ..."); on
+// the next line the kill comes back. (Each reply as redis-server 7.0.15 gave it after SCRIPT
+// KILL.)
+TEST(RedisScriptLimits, KillComesBackAtTheNextLine) {
+  Harness h(small_budget());
+  EXPECT_TRUE(h.eval("return pcall(function() while true do end end)").is_nil());
+  EXPECT_EQ(h.eval("local ok, e = pcall(function() while true do end end) return e"),
+            Reply::bulk("ERR Script killed by user with SCRIPT KILL..."));
+  EXPECT_EQ(h.eval("local ok, e = pcall(function() while true do end end)\nreturn e").text,
+            "ERR Script killed by user with SCRIPT KILL... script: "
+            "244ca8913ce953722de8a290b29696ee562c4b18, on @user_script:2.");
+  EXPECT_EQ(h.engine.script_limits().killed, 3u);
+}
+
 // A script that wrote before the budget ran out is counted apart: real Redis refuses SCRIPT KILL
 // for it (UNKILLABLE), so the model reports the limit rather than pretending.
 TEST(RedisScriptLimits, ScriptThatWroteIsReportedUnkillable) {
