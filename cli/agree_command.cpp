@@ -288,29 +288,9 @@ int run_agree(const std::vector<std::string>& arguments) {
   if (by_profile && (values.count("driver") || values.count("driver-command"))) {
     return bad_input("agree: --profiles runs every driver; it takes no --driver");
   }
-  if (values.count("driver") && values.count("driver-command")) {
-    return bad_input("agree: --driver and --driver-command exclude each other");
-  }
-  if (values.count("driver-profiles") && !values.count("driver-command")) {
-    return bad_input("agree: --driver-profiles goes with --driver-command");
-  }
-  if (!by_profile && values.count("json")) {
-    return bad_input("agree: --json goes with --profiles");
-  }
-  if (values.count("driver")) {
-    real::DriverSpec driver;
-    if (auto error = driver_by_name(values["driver"].as<std::string>(), driver)) {
-      return bad_input("agree: " + *error);
-    }
-    real_options_value.drivers.push_back(std::move(driver));
-  }
-  if (values.count("driver-command")) {
-    std::vector<std::string> profiles;
-    if (values.count("driver-profiles")) {
-      profiles = split_list(values["driver-profiles"].as<std::string>());
-    }
-    real_options_value.drivers.push_back(
-        driver_from_command(values["driver-command"].as<std::string>(), profiles));
+  if (!by_profile && values.count("json")) return bad_input("agree: --json goes with --profiles");
+  if (auto error = drivers_from_flags(values, real_options_value)) {
+    return bad_input("agree: " + *error);
   }
 
   // The rows: every file; or, with --profiles, every (driver's profile, file using it).

@@ -87,35 +87,20 @@ int run_real_command(const std::vector<std::string>& arguments) {
     real_options_value.port_base = static_cast<int>(base);
   }
   real_options_value.keep_folder = values.count("keep-folder") > 0;
-  if (values.count("driver") && values.count("driver-command")) {
-    return bad_input("real: --driver and --driver-command exclude each other");
+  if (auto error = drivers_from_flags(values, real_options_value)) {
+    return bad_input("real: " + *error);
   }
-  if (values.count("driver-profiles") && !values.count("driver-command")) {
-    return bad_input("real: --driver-profiles goes with --driver-command");
-  }
-  if (values.count("driver")) {
-    real::DriverSpec driver;
-    if (auto error = driver_by_name(values["driver"].as<std::string>(), driver)) {
-      return bad_input("real: " + *error);
-    }
-    const bool used =
-        std::any_of(scenario.clients.begin(), scenario.clients.end(), [&](const ClientSpec& c) {
-          return std::find(driver.profiles.begin(), driver.profiles.end(), c.profile) !=
-                 driver.profiles.end();
-        });
+  for (const real::DriverSpec& driver : real_options_value.drivers) {
+    const bool used = driver.profiles.empty() ||
+                      std::any_of(scenario.clients.begin(), scenario.clients.end(),
+                                  [&](const ClientSpec& c) {
+                                    return std::find(driver.profiles.begin(), driver.profiles.end(),
+                                                     c.profile) != driver.profiles.end();
+                                  });
     if (!used) {
       return bad_input("real: no client of " + file + " has a profile driver " + driver.name +
                        " runs");
     }
-    real_options_value.drivers.push_back(std::move(driver));
-  }
-  if (values.count("driver-command")) {
-    std::vector<std::string> profiles;
-    if (values.count("driver-profiles")) {
-      profiles = split_list(values["driver-profiles"].as<std::string>());
-    }
-    real_options_value.drivers.push_back(
-        driver_from_command(values["driver-command"].as<std::string>(), profiles));
   }
   install_real_interrupt_handlers();
   std::string error;

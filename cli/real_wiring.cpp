@@ -157,6 +157,33 @@ std::string validation_status(const std::string& profile) {
          std::to_string(files) + " staged files agree)";
 }
 
+std::optional<std::string> drivers_from_flags(const boost::program_options::variables_map& values,
+                                              real::RealOptions& options) {
+  if (values.count("driver") && values.count("driver-command")) {
+    return "--driver and --driver-command exclude each other";
+  }
+  if (values.count("driver-profiles") && !values.count("driver-command")) {
+    return "--driver-profiles goes with --driver-command";
+  }
+  if (values.count("driver")) {
+    real::DriverSpec driver;
+    if (auto error = driver_by_name(values["driver"].as<std::string>(), driver)) return error;
+    options.drivers.push_back(std::move(driver));
+  }
+  if (values.count("driver-command")) {
+    std::vector<std::string> profiles;
+    if (values.count("driver-profiles")) {
+      std::stringstream list(values["driver-profiles"].as<std::string>());
+      std::string name;
+      while (std::getline(list, name, ','))
+        if (!name.empty()) profiles.push_back(name);
+    }
+    options.drivers.push_back(
+        driver_from_command(values["driver-command"].as<std::string>(), profiles));
+  }
+  return std::nullopt;
+}
+
 std::string real_timing_text(const real::RealReport& report) {
   std::ostringstream out;
   const auto ms = [](int64_t us) {

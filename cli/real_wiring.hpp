@@ -2,6 +2,7 @@
 // the flags that point the harness at a redis-server, and the text of a real run's timings.
 #pragma once
 
+#include <boost/program_options.hpp>
 #include <csignal>
 #include <optional>
 #include <string>
@@ -43,6 +44,12 @@ real::DriverSpec driver_from_command(const std::string& command,
 std::string validation_status(const std::string& profile);
 // Why a profile's library cannot be installed on the project's machines, if it cannot.
 std::optional<std::string> unreachable_library(const std::string& profile);
+
+// The flags --driver NAME, --driver-command CMD and --driver-profiles a,b (as `real` and `agree`
+// declare them): adds the driver they choose to `options`; an error text (exit 2) when they
+// contradict each other or name no driver.
+std::optional<std::string> drivers_from_flags(const boost::program_options::variables_map& values,
+                                              real::RealOptions& options);
 
 // "Real run: 12 scheduled actions, late by 0.21 ms median, 1.9 ms at most; ..." and warnings.
 std::string real_timing_text(const real::RealReport& report);

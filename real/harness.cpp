@@ -33,13 +33,6 @@ std::string ms_text(int64_t ms) {
   return std::to_string(ms) + " ms";
 }
 
-std::string joined(const std::vector<std::string>& names, std::size_t first = 0) {
-  std::string out;
-  for (std::size_t i = first; i < names.size(); ++i)
-    out += (out.empty() ? "" : ", ") + names[i];
-  return out;
-}
-
 // A process's wall-clock offset, shared with the clock shim through a mapped file.
 class ClockFile {
  public:
@@ -1275,11 +1268,7 @@ void RealWorld::schedule_fault(const FaultSpec& fault) {
       const std::size_t index = network_.add_partition(std::move(rule));
       if (!fault.name.empty()) partitions_[fault.name] = index;
       if (fault.until_ms) last_scheduled_ms_ = std::max(last_scheduled_ms_, *fault.until_ms);
-      std::string text =
-          std::string(fault.one_way ? "can no longer send to " : "is cut off from ") +
-          joined(fault.side_b);
-      if (fault.side_a.size() > 1) text = "(with " + joined(fault.side_a, 1) + ") " + text;
-      if (fault.until_ms) text += " until " + std::to_string(*fault.until_ms) + " ms";
+      const std::string text = partition_story_text(fault);
       const ProcessId teller = id_of(fault.side_a.front());
       when([this, teller, text] { tell(teller, "fault", text); });
       return;
@@ -1298,10 +1287,7 @@ void RealWorld::schedule_fault(const FaultSpec& fault) {
           .active_from = Instant::from_ms(fault.at_ms),
           .release_at = Instant::from_ms(*fault.until_ms)});
       last_scheduled_ms_ = std::max(last_scheduled_ms_, *fault.until_ms);
-      std::string text = "has its next " +
-                         (fault.command.empty() ? std::string("message") : fault.command) +
-                         (fault.to.empty() ? "" : " to " + fault.to) +
-                         " held in the network until " + std::to_string(*fault.until_ms) + " ms";
+      const std::string text = hold_story_text(fault);
       const ProcessId teller = id_of(fault.from);
       when([this, teller, text] { tell(teller, "fault", text); });
       return;

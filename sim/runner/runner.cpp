@@ -70,14 +70,6 @@ class World {
   std::map<ProcessId, PendingRestart> restarts_;
 };
 
-// "N4, N5": process names for a story line, from `first` on.
-std::string joined(const std::vector<std::string>& names, std::size_t first = 0) {
-  std::string out;
-  for (std::size_t i = first; i < names.size(); ++i)
-    out += (out.empty() ? "" : ", ") + names[i];
-  return out;
-}
-
 void World::tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id) {
   if (!options_.record_story) return;
   const Process& p = simulator_.process(process);
@@ -368,11 +360,7 @@ void World::schedule_fault(const FaultSpec& fault) {
       if (!fault.name.empty()) partitions_[fault.name] = index;
       // The story names the cut, told by the first process of side A, so that a violation's
       // story shows why the clients saw different nodes.
-      std::string text =
-          std::string(fault.one_way ? "can no longer send to " : "is cut off from ") +
-          joined(fault.side_b);
-      if (fault.side_a.size() > 1) text = "(with " + joined(fault.side_a, 1) + ") " + text;
-      if (fault.until_ms) text += " until " + std::to_string(*fault.until_ms) + " ms";
+      const std::string text = partition_story_text(fault);
       const ProcessId teller = id_of(fault.side_a.front());
       simulator_.schedule_action(at, [this, teller, text] { tell(teller, "fault", text); });
       return;
@@ -390,10 +378,7 @@ void World::schedule_fault(const FaultSpec& fault) {
           .command = fault.command,
           .active_from = at,
           .release_at = Instant::from_ms(*fault.until_ms)});
-      std::string text = "has its next " +
-                         (fault.command.empty() ? std::string("message") : fault.command) +
-                         (fault.to.empty() ? "" : " to " + fault.to) +
-                         " held in the network until " + std::to_string(*fault.until_ms) + " ms";
+      const std::string text = hold_story_text(fault);
       const ProcessId teller = id_of(fault.from);
       simulator_.schedule_action(at, [this, teller, text] { tell(teller, "fault", text); });
       return;

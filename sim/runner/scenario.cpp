@@ -56,4 +56,28 @@ const char* fault_kind_name(FaultKind kind) {
   return "unknown";
 }
 
+namespace {
+// "N4, N5": process names for a story line, from `first` on.
+std::string joined_names(const std::vector<std::string>& names, std::size_t first) {
+  std::string out;
+  for (std::size_t i = first; i < names.size(); ++i)
+    out += (out.empty() ? "" : ", ") + names[i];
+  return out;
+}
+}  // namespace
+
+std::string partition_story_text(const FaultSpec& fault) {
+  std::string text = std::string(fault.one_way ? "can no longer send to " : "is cut off from ") +
+                     joined_names(fault.side_b, 0);
+  if (fault.side_a.size() > 1) text = "(with " + joined_names(fault.side_a, 1) + ") " + text;
+  if (fault.until_ms) text += " until " + std::to_string(*fault.until_ms) + " ms";
+  return text;
+}
+
+std::string hold_story_text(const FaultSpec& fault) {
+  return "has its next " + (fault.command.empty() ? std::string("message") : fault.command) +
+         (fault.to.empty() ? "" : " to " + fault.to) + " held in the network until " +
+         std::to_string(fault.until_ms.value_or(0)) + " ms";
+}
+
 }  // namespace redlock_sim

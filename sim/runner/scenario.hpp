@@ -153,6 +153,12 @@ enum class FaultKind : uint8_t {
 };
 const char* fault_kind_name(FaultKind kind);
 
+struct FaultSpec;
+// The story's line for a partition ("is cut off from N4, N5 until 900 ms", told by the first
+// process of side A) and for a held message; the simulator and the real harness tell the same.
+std::string partition_story_text(const FaultSpec& fault);
+std::string hold_story_text(const FaultSpec& fault);
+
 struct FaultSpec {
   FaultKind kind = FaultKind::pause;
   int64_t at_ms = 0;

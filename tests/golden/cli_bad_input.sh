@@ -61,6 +61,15 @@ cases=(
   "run tests/golden/bad_scenarios/ttl-minus-one.json"
   "run tests/golden/bad_scenarios/ttl-zero.json"
   "run tests/golden/bad_scenarios/retry-jitter-too-large.json"
+  "real scenarios/node-clock-fast-within-drift.json"
+  "real $s --redis-server /nonexistent/redis-server"
+  "real $s --driver no-such-driver"
+  "real $s --driver redisson"
+  "real $s --driver-profiles redlock"
+  "real $s --port-base 80"
+  "agree $s --json result.json"
+  "agree $s --profiles --driver redsync-v4"
+  "client --config not-json"
 )
 # `redlock-sim redis` lines on standard input (printf formats) that must stop it with exit 2.
 redis_inputs=(
