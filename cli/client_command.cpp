@@ -232,11 +232,12 @@ class RealClient {
 
   NodeId resource_endpoint() const { return static_cast<NodeId>(config_.spec.nodes.size()); }
 
-  redlock_sim::Command resource_command(std::vector<std::string> argv, bool with_token) const {
-    if (with_token && fencing_token_) argv.push_back(std::to_string(*fencing_token_));
-    argv.push_back("GRANT");
-    argv.push_back(std::to_string(grant_id_));
-    return argv;
+  ResourceRequest resource_request() const {
+    return ResourceRequest{.fencing = config_.resource.fencing,
+                           .resource = config_.resource.name,
+                           .owner = lease_ ? lease_->value : std::string("-"),
+                           .token = fencing_token_,
+                           .grant_id = grant_id_};
   }
 
   Task<void> read(int64_t started, int64_t timeout_ms) {
@@ -246,11 +247,9 @@ class RealClient {
       emit({{"event", "read"}, {"start_mono_ns", started}, {"ok", false}, {"text", "no resource"}});
       co_return;
     }
-    if (resource.fencing == FencingMode::compare_and_set) {
-      const std::string owner = lease_ ? lease_->value : std::string("-");
-      Outcome set = co_await port_.send(
-          resource_endpoint(),
-          resource_command(make_command("SETOWNER", resource.name, owner), false), timeout);
+    const ResourceRequest request = resource_request();
+    if (std::optional<redlock_sim::Command> set_owner = resource_set_owner_command(request)) {
+      Outcome set = co_await port_.send(resource_endpoint(), std::move(*set_owner), timeout);
       if (!set.replied() || set.reply.is_error()) {
         emit({{"event", "read"},
               {"start_mono_ns", started},
@@ -259,10 +258,8 @@ class RealClient {
         co_return;
       }
     }
-    const bool fenced = resource.fencing == FencingMode::fence_all;
     Outcome outcome =
-        co_await port_.send(resource_endpoint(),
-                            resource_command(make_command("READ", resource.name), fenced), timeout);
+        co_await port_.send(resource_endpoint(), resource_read_command(request), timeout);
     if (!outcome.replied() || outcome.reply.type != ReplyType::integer) {
       emit(
           {{"event", "read"},
@@ -287,17 +284,9 @@ class RealClient {
             {"text", "no resource"}});
       co_return;
     }
-    redlock_sim::Command command;
-    if (resource.fencing == FencingMode::compare_and_set) {
-      const std::string owner = lease_ ? lease_->value : std::string("-");
-      command = resource_command(
-          make_command("WRITEIFOWNER", resource.name, owner, std::to_string(v)), false);
-    } else {
-      const bool fenced = resource.fencing != FencingMode::none;
-      command = resource_command(make_command("WRITE", resource.name, std::to_string(v)), fenced);
-    }
     Outcome outcome =
-        co_await port_.send(resource_endpoint(), std::move(command), Duration::from_ms(timeout_ms));
+        co_await port_.send(resource_endpoint(), resource_write_command(resource_request(), v),
+                            Duration::from_ms(timeout_ms));
     const bool acknowledged = outcome.replied() && outcome.reply.is_ok();
     emit({{"event", "write"},
           {"start_mono_ns", started},

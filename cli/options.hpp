@@ -161,6 +161,19 @@ inline std::optional<int> check_output_file(const std::string& command, const st
   return std::nullopt;
 }
 
+// The output flags a command was given (`--json -` is standard output), each checked up front.
+inline std::optional<int> check_output_flags(const std::string& command,
+                                             const boost::program_options::variables_map& values,
+                                             std::initializer_list<const char*> flags) {
+  for (const char* flag : flags) {
+    if (!values.count(flag)) continue;
+    const std::string path = values[flag].as<std::string>();
+    if (std::string(flag) == "json" && path == "-") continue;
+    if (auto failed = check_output_file(command, std::string("--") + flag, path)) return failed;
+  }
+  return std::nullopt;
+}
+
 // Writes a whole file; false when it could not.
 inline bool write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);

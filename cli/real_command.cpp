@@ -61,12 +61,7 @@ int run_real_command(const std::vector<std::string>& arguments) {
           values)) {
     return *done;
   }
-  for (const char* flag : {"json", "html"}) {
-    if (!values.count(flag)) continue;
-    const std::string path = values[flag].as<std::string>();
-    if (std::string(flag) == "json" && path == "-") continue;
-    if (auto failed = check_output_file("real", std::string("--") + flag, path)) return *failed;
-  }
+  if (auto failed = check_output_flags("real", values, {"json", "html"})) return *failed;
   const std::string file = values["file"].as<std::string>();
   const std::optional<Scenario> loaded = load_scenario(file, registry_profile_check());
   if (!loaded) return exit_bad_input;
@@ -91,12 +86,12 @@ int run_real_command(const std::vector<std::string>& arguments) {
     return bad_input("real: " + *error);
   }
   for (const real::DriverSpec& driver : real_options_value.drivers) {
-    const bool used = driver.profiles.empty() ||
-                      std::any_of(scenario.clients.begin(), scenario.clients.end(),
-                                  [&](const ClientSpec& c) {
-                                    return std::find(driver.profiles.begin(), driver.profiles.end(),
-                                                     c.profile) != driver.profiles.end();
-                                  });
+    const bool used =
+        driver.profiles.empty() ||
+        std::any_of(scenario.clients.begin(), scenario.clients.end(), [&](const ClientSpec& c) {
+          return std::find(driver.profiles.begin(), driver.profiles.end(), c.profile) !=
+                 driver.profiles.end();
+        });
     if (!used) {
       return bad_input("real: no client of " + file + " has a profile driver " + driver.name +
                        " runs");

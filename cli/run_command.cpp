@@ -36,12 +36,7 @@ int run_run(const std::vector<std::string>& arguments) {
           values)) {
     return *done;
   }
-  for (const char* flag : {"json", "html", "trace"}) {
-    if (!values.count(flag)) continue;
-    const std::string path = values[flag].as<std::string>();
-    if (std::string(flag) == "json" && path == "-") continue;
-    if (auto failed = check_output_file("run", std::string("--") + flag, path)) return *failed;
-  }
+  if (auto failed = check_output_flags("run", values, {"json", "html", "trace"})) return *failed;
   const std::string file = values["file"].as<std::string>();
   const std::optional<Scenario> loaded = load_scenario(file, registry_profile_check());
   if (!loaded) return exit_bad_input;

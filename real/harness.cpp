@@ -122,7 +122,6 @@ struct NodeRun {
 struct ClientRun {
   const ClientSpec* spec = nullptr;
   ProcessId id = 0;
-  std::string config;
   ClockFile clock_file;
   ChildProcess process;
   std::string output;  // partial line from its stdout
@@ -145,7 +144,7 @@ struct ClientRun {
   std::map<uint64_t, uint64_t> grant_by_lease;  // the process's lease number -> grant id
   bool skip_write = false;                      // the workload's read failed: no write
   uint64_t random_words = 0;                    // drawn by its lives so far
-  nlohmann::json config_json;
+  nlohmann::json config_json;  // its --config; random_skip is set anew at each start
   int watchdogs = 0;
   int generation = 0;
 };
@@ -370,8 +369,8 @@ std::optional<std::string> RealWorld::wait_until_ready(NodeRun& n, int timeout_m
 
 std::optional<std::string> RealWorld::spawn_client(ClientRun& c) {
   c.config_json["random_skip"] = c.random_words;
-  c.config = c.config_json.dump();
-  SpawnOptions spawn{.argv = {options_.client_program, "client", "--config", c.config},
+  const std::string config = c.config_json.dump();
+  SpawnOptions spawn{.argv = {options_.client_program, "client", "--config", config},
                      .environment = {{"LD_PRELOAD", options_.shim_library},
                                      {"REDLOCK_SIM_CLOCK_FILE", c.clock_file.path()}},
                      .log_path = folder_ + "/client-" + c.spec->name + ".log",
@@ -379,7 +378,7 @@ std::optional<std::string> RealWorld::spawn_client(ClientRun& c) {
                      .pipe_stdout = true};
   if (const DriverSpec* driver = driver_for(*c.spec)) {
     spawn.argv = driver->argv;
-    spawn.argv.insert(spawn.argv.end(), {"--config", c.config});
+    spawn.argv.insert(spawn.argv.end(), {"--config", config});
     spawn.working_directory = driver->working_directory;
   }
   if (auto error = c.process.start(spawn)) return "client " + c.spec->name + ": " + *error;

@@ -46,8 +46,9 @@ import os
 
 # The line protocol, shared by every Python driver.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python-common"))
-from protocol import (Held, deadline_none, emit, log, mono_ns, param_flag, param_int, param_ms,
-                      parse_args, wall_ns)
+from protocol import (Held, deadline_none, emit, emit_no_resource, emit_read,
+                      emit_set_owner_failed, emit_write, log, mono_ns, param_flag, param_int,
+                      param_ms, parse_args, read_args, set_owner_args, wall_ns, write_args)
 
 
 class AsyncResp:
@@ -298,55 +299,28 @@ class AioredlockDriver:
               "nodes": len(self.manager.redis.instances) // 2 + 1, "failure": "",
               "deadline": deadline})
 
-    def _resource_args(self, args, with_token):
-        held = self.current
-        if with_token and held is not None and held.fencing_token is not None:
-            args.append(str(held.fencing_token))
-        args += ["GRANT", str(held.grant_id if held is not None else 0)]
-        return args
-
+    # The same requests and events as protocol.Driver's, awaited on the loop.
     async def cmd_read(self, started, timeout_ms):
         if self.resp is None:
-            emit({"event": "read", "start_mono_ns": started, "ok": False, "text": "no resource"})
+            emit_no_resource(started, "read")
             return
-        name = self.resource.get("name", "register")
-        fencing = self.resource.get("fencing", "none")
-        if fencing == "compare-and-set":
-            owner = self.current.value if self.current is not None else "-"
-            reply = await self.resp.call(self._resource_args(["SETOWNER", name, owner], False),
-                                         timeout_ms)
+        set_owner = set_owner_args(self.resource, self.current)
+        if set_owner is not None:
+            reply = await self.resp.call(set_owner, timeout_ms)
             if reply is None or reply[0] == "error":
-                emit({"event": "read", "start_mono_ns": started, "ok": False,
-                      "text": "setowner failed"})
+                emit_set_owner_failed(started)
                 return
-        reply = await self.resp.call(self._resource_args(["READ", name], fencing == "fence-all"),
-                                     timeout_ms)
-        if reply is None or reply[0] != "integer":
-            text = "read timed out" if reply is None else "read refused: %s" % (reply[1],)
-            emit({"event": "read", "start_mono_ns": started, "ok": False, "text": text})
-            return
-        self.last_read = reply[1]
-        emit({"event": "read", "start_mono_ns": started, "ok": True, "value": reply[1]})
+        reply = await self.resp.call(read_args(self.resource, self.current), timeout_ms)
+        self.last_read = emit_read(started, reply, self.last_read)
 
     async def cmd_write(self, started, timeout_ms, value):
         v = value if value is not None else self.last_read + 1
         grant_id = self.current.grant_id if self.current is not None else 0
         if self.resp is None:
-            emit({"event": "write", "start_mono_ns": started, "acknowledged": False, "value": v,
-                  "text": "no resource"})
+            emit_no_resource(started, "write", v)
             return
-        name = self.resource.get("name", "register")
-        fencing = self.resource.get("fencing", "none")
-        if fencing == "compare-and-set":
-            owner = self.current.value if self.current is not None else "-"
-            args = self._resource_args(["WRITEIFOWNER", name, owner, str(v)], False)
-        else:
-            args = self._resource_args(["WRITE", name, str(v)], fencing != "none")
-        reply = await self.resp.call(args, timeout_ms)
-        acknowledged = reply is not None and reply[0] == "status" and reply[1] == "OK"
-        text = "timeout" if reply is None else str(reply[1])
-        emit({"event": "write", "start_mono_ns": started, "acknowledged": acknowledged,
-              "grant": grant_id, "value": v, "text": text})
+        reply = await self.resp.call(write_args(self.resource, self.current, v), timeout_ms)
+        emit_write(started, reply, grant_id, v)
 
 
 async def main():

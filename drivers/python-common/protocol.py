@@ -163,6 +163,66 @@ class Held:
         self.fencing_token = None
 
 
+# ---- the resource's requests and the events that report them (sync and asyncio drivers) ----
+
+def _with_metadata(held, args, with_token):
+    if with_token and held is not None and held.fencing_token is not None:
+        args.append(str(held.fencing_token))
+    return args + ["GRANT", str(held.grant_id if held is not None else 0)]
+
+
+def set_owner_args(resource, held):
+    """The SETOWNER that precedes a read under compare-and-set, or None."""
+    if resource.get("fencing", "none") != "compare-and-set":
+        return None
+    owner = held.value if held is not None else "-"
+    return _with_metadata(held, ["SETOWNER", resource.get("name", "register"), owner], False)
+
+
+def read_args(resource, held):
+    fenced = resource.get("fencing", "none") == "fence-all"
+    return _with_metadata(held, ["READ", resource.get("name", "register")], fenced)
+
+
+def write_args(resource, held, value):
+    name = resource.get("name", "register")
+    fencing = resource.get("fencing", "none")
+    if fencing == "compare-and-set":
+        owner = held.value if held is not None else "-"
+        return _with_metadata(held, ["WRITEIFOWNER", name, owner, str(value)], False)
+    return _with_metadata(held, ["WRITE", name, str(value)], fencing != "none")
+
+
+def emit_read(started, reply, last_read):
+    """Emits the `read` event for a reply (None: timed out); returns the value now last read."""
+    if reply is None or reply[0] != "integer":
+        text = "read timed out" if reply is None else "read refused: %s" % (reply[1],)
+        emit({"event": "read", "start_mono_ns": started, "ok": False, "text": text})
+        return last_read
+    emit({"event": "read", "start_mono_ns": started, "ok": True, "value": reply[1]})
+    return reply[1]
+
+
+def emit_write(started, reply, grant_id, value):
+    acknowledged = reply is not None and reply[0] == "status" and reply[1] == "OK"
+    text = "timeout" if reply is None else str(reply[1])
+    emit({"event": "write", "start_mono_ns": started, "acknowledged": acknowledged,
+          "grant": grant_id, "value": value, "text": text})
+
+
+def emit_no_resource(started, kind, value=None):
+    event = {"event": kind, "start_mono_ns": started, "text": "no resource"}
+    if kind == "read":
+        event["ok"] = False
+    else:
+        event.update({"acknowledged": False, "value": value})
+    emit(event)
+
+
+def emit_set_owner_failed(started):
+    emit({"event": "read", "start_mono_ns": started, "ok": False, "text": "setowner failed"})
+
+
 class Driver:
     """The command loop. Subclasses implement:
       profile                        the profile name for `ready`
@@ -304,52 +364,24 @@ class Driver:
         emit(event)
 
     # -- the resource --
-    def _resource_args(self, args, with_token):
-        held = self.current
-        if with_token and held is not None and held.fencing_token is not None:
-            args.append(str(held.fencing_token))
-        args += ["GRANT", str(held.grant_id if held is not None else 0)]
-        return args
-
     def cmd_read(self, started, timeout_ms):
         if self.resp is None:
-            emit({"event": "read", "start_mono_ns": started, "ok": False, "text": "no resource"})
+            emit_no_resource(started, "read")
             return
-        name = self.resource.get("name", "register")
-        fencing = self.resource.get("fencing", "none")
-        if fencing == "compare-and-set":
-            owner = self.current.value if self.current is not None else "-"
-            reply = self.resp.call(self._resource_args(["SETOWNER", name, owner], False),
-                                   timeout_ms)
+        set_owner = set_owner_args(self.resource, self.current)
+        if set_owner is not None:
+            reply = self.resp.call(set_owner, timeout_ms)
             if reply is None or reply[0] == "error":
-                emit({"event": "read", "start_mono_ns": started, "ok": False,
-                      "text": "setowner failed"})
+                emit_set_owner_failed(started)
                 return
-        reply = self.resp.call(self._resource_args(["READ", name], fencing == "fence-all"),
-                               timeout_ms)
-        if reply is None or reply[0] != "integer":
-            text = "read timed out" if reply is None else "read refused: %s" % (reply[1],)
-            emit({"event": "read", "start_mono_ns": started, "ok": False, "text": text})
-            return
-        self.last_read = reply[1]
-        emit({"event": "read", "start_mono_ns": started, "ok": True, "value": reply[1]})
+        reply = self.resp.call(read_args(self.resource, self.current), timeout_ms)
+        self.last_read = emit_read(started, reply, self.last_read)
 
     def cmd_write(self, started, timeout_ms, value):
         v = value if value is not None else self.last_read + 1
         grant_id = self.current.grant_id if self.current is not None else 0
         if self.resp is None:
-            emit({"event": "write", "start_mono_ns": started, "acknowledged": False, "value": v,
-                  "text": "no resource"})
+            emit_no_resource(started, "write", v)
             return
-        name = self.resource.get("name", "register")
-        fencing = self.resource.get("fencing", "none")
-        if fencing == "compare-and-set":
-            owner = self.current.value if self.current is not None else "-"
-            args = self._resource_args(["WRITEIFOWNER", name, owner, str(v)], False)
-        else:
-            args = self._resource_args(["WRITE", name, str(v)], fencing != "none")
-        reply = self.resp.call(args, timeout_ms)
-        acknowledged = reply is not None and reply[0] == "status" and reply[1] == "OK"
-        text = "timeout" if reply is None else str(reply[1])
-        emit({"event": "write", "start_mono_ns": started, "acknowledged": acknowledged,
-              "grant": grant_id, "value": v, "text": text})
+        reply = self.resp.call(write_args(self.resource, self.current, v), timeout_ms)
+        emit_write(started, reply, grant_id, v)

@@ -26,6 +26,34 @@ std::optional<FencingMode> parse_fencing_mode(const std::string& name) {
   return std::nullopt;
 }
 
+namespace {
+Command with_metadata(Command argv, const ResourceRequest& request, bool with_token) {
+  if (with_token && request.token) argv.push_back(std::to_string(*request.token));
+  argv.push_back("GRANT");
+  argv.push_back(std::to_string(request.grant_id));
+  return argv;
+}
+}  // namespace
+
+std::optional<Command> resource_set_owner_command(const ResourceRequest& request) {
+  if (request.fencing != FencingMode::compare_and_set) return std::nullopt;
+  return with_metadata({"SETOWNER", request.resource, request.owner}, request, false);
+}
+
+Command resource_read_command(const ResourceRequest& request) {
+  return with_metadata({"READ", request.resource}, request,
+                       request.fencing == FencingMode::fence_all);
+}
+
+Command resource_write_command(const ResourceRequest& request, int64_t value) {
+  if (request.fencing == FencingMode::compare_and_set) {
+    return with_metadata({"WRITEIFOWNER", request.resource, request.owner, std::to_string(value)},
+                         request, false);
+  }
+  return with_metadata({"WRITE", request.resource, std::to_string(value)}, request,
+                       request.fencing != FencingMode::none);
+}
+
 const char* resource_op_kind_name(ResourceOpKind kind) {
   switch (kind) {
     case ResourceOpKind::read:

@@ -28,6 +28,22 @@ enum class FencingMode : uint8_t { none, fence_writes, fence_all, compare_and_se
 const char* fencing_mode_name(FencingMode mode);
 std::optional<FencingMode> parse_fencing_mode(const std::string& name);
 
+// What a client sends the resource, as argv; the one definition both the simulated client and
+// the real client process (`redlock-sim client`) use. `owner` is the lock value (compare-and-set
+// only), `token` the fencing token, sent where the mode fences that operation; `grant_id` (0:
+// none) is the metadata telling the history which grant issued it.
+struct ResourceRequest {
+  FencingMode fencing = FencingMode::none;
+  std::string resource;
+  std::string owner;
+  std::optional<int64_t> token;
+  uint64_t grant_id = 0;
+};
+// The SETOWNER that precedes a read under compare-and-set; nothing in the other modes.
+std::optional<Command> resource_set_owner_command(const ResourceRequest& request);
+Command resource_read_command(const ResourceRequest& request);
+Command resource_write_command(const ResourceRequest& request, int64_t value);
+
 enum class ResourceOpKind : uint8_t { read, write, set_owner, write_if_owner };
 const char* resource_op_kind_name(ResourceOpKind kind);
 

@@ -178,25 +178,23 @@ Task<void> ClientProcess::do_extend() {
   }
 }
 
-Command ClientProcess::resource_command(std::vector<std::string> argv, bool with_token) const {
-  if (with_token && fencing_token_) argv.push_back(std::to_string(*fencing_token_));
-  argv.push_back("GRANT");
-  argv.push_back(std::to_string(grant_id_));
-  return argv;
+ResourceRequest ClientProcess::resource_request() const {
+  return ResourceRequest{.fencing = services_.resource.fencing,
+                         .resource = services_.resource.name,
+                         .owner = lease_ ? lease_->value : std::string("-"),
+                         .token = fencing_token_,
+                         .grant_id = grant_id_};
 }
 
 Task<bool> ClientProcess::do_read(int64_t timeout_ms) {
-  const ResourceSpec& resource = services_.resource;
   const Duration timeout = Duration::from_ms(timeout_ms);
-  if (resource.fencing == FencingMode::compare_and_set) {
-    const std::string owner = lease_ ? lease_->value : std::string("-");
-    Command set_owner = resource_command(make_command("SETOWNER", resource.name, owner), false);
-    Outcome set = co_await send(services_.resource_endpoint, std::move(set_owner), timeout);
+  const ResourceRequest request = resource_request();
+  if (std::optional<Command> set_owner = resource_set_owner_command(request)) {
+    Outcome set = co_await send(services_.resource_endpoint, std::move(*set_owner), timeout);
     if (!set.replied() || set.reply.is_error()) co_return false;
   }
-  const bool fenced = resource.fencing == FencingMode::fence_all;
-  Command read = resource_command(make_command("READ", resource.name), fenced);
-  Outcome outcome = co_await send(services_.resource_endpoint, std::move(read), timeout);
+  Outcome outcome =
+      co_await send(services_.resource_endpoint, resource_read_command(request), timeout);
   if (!outcome.replied() || outcome.reply.type != ReplyType::integer) {
     tell("read", outcome.replied() ? "read refused: " + outcome.reply.text : "read timed out");
     co_return false;
@@ -207,18 +205,9 @@ Task<bool> ClientProcess::do_read(int64_t timeout_ms) {
 }
 
 Task<void> ClientProcess::do_write(std::optional<int64_t> value, int64_t timeout_ms) {
-  const ResourceSpec& resource = services_.resource;
   const int64_t v = value.value_or(last_read_ + 1);
   const uint64_t grant_id = grant_id_;
-  Command command;
-  if (resource.fencing == FencingMode::compare_and_set) {
-    const std::string owner = lease_ ? lease_->value : std::string("-");
-    command = resource_command(
-        make_command("WRITEIFOWNER", resource.name, owner, std::to_string(v)), false);
-  } else {
-    const bool fenced = resource.fencing != FencingMode::none;
-    command = resource_command(make_command("WRITE", resource.name, std::to_string(v)), fenced);
-  }
+  Command command = resource_write_command(resource_request(), v);
   tell("write", "sends write " + std::to_string(v));
   Outcome outcome =
       co_await send(services_.resource_endpoint, std::move(command), Duration::from_ms(timeout_ms));

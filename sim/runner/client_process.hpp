@@ -52,7 +52,8 @@ class ClientProcess : public TaskProcess {
   Task<void> do_write(std::optional<int64_t> value, int64_t timeout_ms);
   Task<void> wait_for_true_time(Instant at);
   bool validity_passed();
-  Command resource_command(std::vector<std::string> argv, bool with_token) const;
+  // What the resource is told along with each operation: the current grant, token and value.
+  ResourceRequest resource_request() const;
   void tell(std::string kind, std::string text);
 
   ClientSpec spec_;
