@@ -109,5 +109,27 @@ TEST(Runner, SameScenarioSameResult) {
     EXPECT_EQ(a.story[i].text, b.story[i].text);
 }
 
+// An expected overlap matches within the tolerance the judge is given: 5 ms in the simulator,
+// the agreement tolerance for a real run, whose grant lands a few milliseconds late.
+TEST(Runner, JudgeMatchesAnExpectedOverlapWithinItsTolerance) {
+  Scenario scenario;
+  scenario.expect.mutual_exclusion = "violated";
+  scenario.expect.overlap = std::pair<int64_t, int64_t>{2050, 9898};
+  ScenarioResult result;
+  result.mutual_exclusion = Verdict::violated;
+  result.violations.push_back(Violation{.checker = "mutual_exclusion",
+                                        .kind = "overlap",
+                                        .start = Instant::from_ms(2061),
+                                        .end = Instant::from_ms(9898)});
+  judge(scenario, result);
+  EXPECT_FALSE(result.expectations_met);
+  ASSERT_EQ(result.expectation_failures.size(), 1u);
+  EXPECT_NE(result.expectation_failures[0].find("within 5 ms, got [2061, 9898)"),
+            std::string::npos);
+  result.expectation_failures.clear();
+  judge(scenario, result, 25);
+  EXPECT_TRUE(result.expectations_met);
+}
+
 }  // namespace
 }  // namespace redlock_sim
