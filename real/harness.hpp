@@ -61,6 +61,9 @@ struct RealReport {
   int64_t wall_ms = 0;                // the whole real run, set-up and clean-up included
   std::string folder;                 // where logs were (kept only with keep_folder)
   std::vector<std::string> drivers;   // "A: driver node-redlock-5" for clients a driver ran
+  // Each real sentinel's events ("+sdown S1", "+switch-master S2", ...) at their true times
+  // (scheduled_ms), to compare the failover's timing with the simulator's.
+  std::vector<ActionTiming> failover_events;
 };
 
 struct RealRun {
