@@ -399,7 +399,7 @@ int run_agree(const std::vector<std::string>& arguments) {
       const Scenario& scenario = scenarios[row.scenario].second;
       real::RealOptions options = real_options_value;
       if (row.driver) options.drivers = {*row.driver};
-      row.unstageable = real::unstageable_reason(scenario);
+      row.unstageable = real::unstageable_reason(scenario, options.drivers);
       if (!row.unstageable) {
         const auto sim_start = std::chrono::steady_clock::now();
         row.sim = run_scenario(scenario, registry_lock_factory());

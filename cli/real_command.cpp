@@ -101,6 +101,9 @@ int run_real_command(const std::vector<std::string>& arguments) {
                        " runs");
     }
   }
+  if (auto reason = real::unstageable_reason(scenario, real_options_value.drivers)) {
+    return bad_input("real: " + file + ": cannot be staged: " + *reason);
+  }
   install_real_interrupt_handlers();
   std::string error;
   const std::optional<real::RealRun> run = real::run_real(scenario, real_options_value, error);

@@ -109,6 +109,26 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario) {
   return std::nullopt;
 }
 
+std::optional<std::string> unstageable_reason(const Scenario& scenario,
+                                              const std::vector<DriverSpec>& drivers) {
+  if (auto reason = unstageable_reason(scenario)) return reason;
+  if (!scenario.failover.enabled) return std::nullopt;
+  for (const ClientSpec& client : scenario.clients) {
+    const auto& nodes = client.nodes;
+    if (std::find(nodes.begin(), nodes.end(), scenario.failover.master_name) == nodes.end())
+      continue;
+    for (const DriverSpec& driver : drivers) {
+      const auto& p = driver.profiles;
+      if (p.empty() || std::find(p.begin(), p.end(), client.profile) != p.end()) {
+        return "client " + client.name + " names the failover group " +
+               scenario.failover.master_name + ": driver " + driver.name +
+               " does not follow Sentinel's +switch-master (the profile's own client does)";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 struct NodeRun {
@@ -1748,7 +1768,7 @@ RealRun RealWorld::finish() {
 
 std::optional<RealRun> run_real(const Scenario& scenario, const RealOptions& options,
                                 std::string& error) {
-  if (auto reason = unstageable_reason(scenario)) {
+  if (auto reason = unstageable_reason(scenario, options.drivers)) {
     error = *reason;
     return std::nullopt;
   }

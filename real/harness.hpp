@@ -74,6 +74,10 @@ struct RealRun {
 // Why the scenario cannot be staged for real yet (one sentence naming the field or fault), or
 // nullopt when it can.
 std::optional<std::string> unstageable_reason(const Scenario& scenario);
+// The same, for the drivers that would run its clients: a driver does not follow Sentinel, so a
+// client naming the failover group cannot be run by one.
+std::optional<std::string> unstageable_reason(const Scenario& scenario,
+                                              const std::vector<DriverSpec>& drivers);
 
 // Stages and runs the scenario. On a set-up failure (no redis-server, port in use, a process
 // that would not start) returns nullopt with `error` set, having stopped whatever it started.

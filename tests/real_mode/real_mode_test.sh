@@ -97,6 +97,12 @@ PY
     rc=$?
     [ $rc -eq 2 ] || fail "a fault on a sentinel exited $rc"
     grep -q "targets sentinel S2: faults on sentinels cannot be staged for real yet" "$work/e2" || fail "message: $(cat "$work/e2")"
+    # A driver does not follow Sentinel: a client naming the group cannot be given to one.
+    "$cli" real "$source_dir/scenarios/failover-loses-lock.json" --driver-command "python3 -c pass" \
+      --driver-profiles single-instance 2>"$work/e3"
+    rc=$?
+    [ $rc -eq 2 ] || fail "a driver for a group client exited $rc"
+    grep -q "names the failover group mymaster: driver" "$work/e3" || fail "message: $(cat "$work/e3")"
     check_nothing_left
     ;;
   bad_input)
