@@ -263,6 +263,11 @@ int finish_shard(const std::vector<std::string>& arguments, const nlohmann::json
                         explored_json(explored, first_seed))) {
     return bad_input("explore: cannot write to " + out_dir);
   }
+  if (explored.seeds == 0) {
+    std::printf("shard %s: no seed in its share (more shards than seeds); it merges as empty\n",
+                shard_text(shard).c_str());
+    return exit_ok;
+  }
   std::printf(
       "shard %s: explored %llu seeds (%llu..%llu) in %.2f s: %.1f seeds/s; %zu violating "
       "seed(s); merge the shards with 'redlock-sim merge'\n",
@@ -451,13 +456,14 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
     }
   }
   const double elapsed = std::chrono::duration<double>(Clock::now() - began).count();
-  if (merge == nullptr)
+  if (merge == nullptr) {
     std::printf("explored %llu seeds (%llu..%llu) in %.2f s: %.1f seeds/s, %.2f M events/s\n",
                 static_cast<unsigned long long>(explored.seeds),
                 static_cast<unsigned long long>(seed_start),
                 static_cast<unsigned long long>(seed_start + explored.seeds - 1), elapsed,
                 explored.seeds / std::max(elapsed, 1e-9),
                 explored.events / std::max(elapsed, 1e-9) / 1e6);
+  }
   if (explored.attribution_runs > 0) {
     std::printf(
         "(and %llu runs that dropped fault classes to see which ones each violation "

@@ -43,6 +43,19 @@ for n in 1 2 3 7; do
   echo "explore: $n shard(s) merged byte-identical ($(find out -type f | wc -l) files)"
 done
 
+# More shards than seeds: the empty shards merge as nothing.
+mkdir -p "$work/few-seeds/one" "$work/few-seeds/merged" && cd "$work/few-seeds/one" || exit 1
+"$cli" explore "${common_args[@]}" --seeds 3 --quiet --out out > /dev/null 2>&1
+cd ../merged || exit 1
+for k in 0 1 2 3 4; do
+  "$cli" explore "${common_args[@]}" --seeds 3 --quiet --shard "$k/5" --out "shard-$k" > "shard-$k.log" 2>&1 ||
+    { cat "shard-$k.log"; fail "explore shard $k/5 of 3 seeds exited $?"; }
+done
+grep -q "no seed in its share" shard-0.log || fail "an empty shard does not say so"
+"$cli" merge shard-*/ --quiet --out out > /dev/null 2>&1
+diff -r ../one/out out || fail "5 shards of 3 seeds differ from the unsharded run"
+echo "explore: 5 shard(s) of 3 seeds merged byte-identical"
+
 # Refusals: each exits 2, names the shard, and writes nothing.
 refuse() {  # refuse WHAT EXPECTED-TEXT ARGS...
   local what=$1 expected=$2
