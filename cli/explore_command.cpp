@@ -190,15 +190,17 @@ nlohmann::json class_names(const std::vector<FaultClass>& classes) {
   return names;
 }
 
-// A shard's partial result: its totals and its violating seeds with the classes each needs;
-// enough to find, group and shrink the findings after the merge exactly as one machine does.
-nlohmann::json explored_json(const Explored& explored, uint64_t first_seed) {
-  nlohmann::json violations = nlohmann::json::array();
-  for (const SeedOutcome& outcome : explored.violations) {
-    nlohmann::json checkers = nlohmann::json::array();
-    for (const AttributedViolation& v : outcome.violations)
-      checkers.push_back({{"checker", v.checker}, {"fault_classes", class_names(v.involved)}});
-    violations.push_back({{"seed", outcome.seed}, {"violations", checkers}});
+// A shard's partial result: its totals and its findings (checker, the classes needed, first seed,
+// occurrences) in the order they first appear; enough to merge, order and shrink the findings
+// exactly as one machine does. Its size grows with the distinct findings, not with the seeds
+// or the violating seeds.
+nlohmann::json explored_json(const Scenario& base, const Explored& explored, uint64_t first_seed) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const Finding& f : collect_findings(base, explored.violations)) {
+    findings.push_back({{"checker", f.checker},
+                        {"fault_classes", class_names(f.involved)},
+                        {"first_seed", f.first_seed},
+                        {"occurrences", f.occurrences}});
   }
   return {{"first_seed", first_seed},
           {"seeds", explored.seeds},
@@ -206,13 +208,42 @@ nlohmann::json explored_json(const Explored& explored, uint64_t first_seed) {
           {"attribution_runs", explored.attribution_runs},
           {"seeds_stopped_at_a_limit", explored.limit_hits},
           {"violating_seeds", explored.violating},
-          {"violations", violations}};
+          {"findings", findings}};
+}
+
+// One shard's findings added to the merged ones. Shards come in seed order, so a finding new to
+// the merge first appeared after every finding already there, and the order stays that of first
+// appearance, as collect_findings gives on one machine.
+void add_findings(const Scenario& base, const nlohmann::json& part,
+                  std::vector<Finding>& findings) {
+  for (const nlohmann::json& entry : part.at("findings")) {
+    AttributedViolation violation{.checker = entry.at("checker").get<std::string>()};
+    for (const nlohmann::json& name : entry.at("fault_classes")) {
+      const auto fault_class = parse_fault_class(name.get<std::string>());
+      if (!fault_class) throw std::runtime_error("unknown fault class " + name.dump());
+      violation.involved.push_back(*fault_class);
+    }
+    const std::string signature = violation_signature(base, violation);
+    const uint64_t occurrences = entry.at("occurrences").get<uint64_t>();
+    auto found = std::find_if(findings.begin(), findings.end(),
+                              [&](const Finding& f) { return f.signature == signature; });
+    if (found != findings.end()) {
+      found->occurrences += occurrences;
+      continue;
+    }
+    findings.push_back(Finding{.signature = signature,
+                               .checker = violation.checker,
+                               .involved = violation.involved,
+                               .first_seed = entry.at("first_seed").get<uint64_t>(),
+                               .occurrences = occurrences});
+  }
 }
 
 // The shards' partial results, in shard order, as one run of seeds [seed_start, seed_start +
 // count): each shard must have run exactly its block (sim/explore/shard.hpp).
-std::optional<Explored> explored_from_shards(const MergeRequest& merge, uint64_t seed_start,
-                                             uint64_t count, std::string& error) {
+std::optional<Explored> explored_from_shards(const Scenario& base, const MergeRequest& merge,
+                                             uint64_t seed_start, uint64_t count,
+                                             std::vector<Finding>& findings, std::string& error) {
   Explored total;
   const uint64_t shard_count = merge.results.size();
   for (uint64_t k = 0; k < shard_count; ++k) {
@@ -231,21 +262,7 @@ std::optional<Explored> explored_from_shards(const MergeRequest& merge, uint64_t
       total.limit_hits += part.at("seeds_stopped_at_a_limit").get<uint64_t>();
       for (const auto& [checker, seeds] : part.at("violating_seeds").items())
         total.violating[checker] += seeds.get<uint64_t>();
-      for (const nlohmann::json& seed : part.at("violations")) {
-        SeedOutcome outcome;
-        outcome.seed = seed.at("seed").get<uint64_t>();
-        for (const nlohmann::json& v : seed.at("violations")) {
-          AttributedViolation violation{.checker = v.at("checker").get<std::string>()};
-          for (const nlohmann::json& name : v.at("fault_classes")) {
-            const auto fault_class = parse_fault_class(name.get<std::string>());
-            if (!fault_class) throw std::runtime_error("unknown fault class " + name.dump());
-            violation.involved.push_back(*fault_class);
-          }
-          outcome.violated.push_back(violation.checker);
-          outcome.violations.push_back(std::move(violation));
-        }
-        total.violations.push_back(std::move(outcome));
-      }
+      add_findings(base, part, findings);
     } catch (const std::exception& e) {
       error = merge.sources[k] + ": not an explore shard's result: " + e.what();
       return std::nullopt;
@@ -256,11 +273,11 @@ std::optional<Explored> explored_from_shards(const MergeRequest& merge, uint64_t
 
 // A shard's end: its partial result in OUT/shard.json, and a line saying what it ran. Exit 0
 // when written (the verdict is the merge's), so a scheduler's "after the shards succeeded" holds.
-int finish_shard(const std::vector<std::string>& arguments, const nlohmann::json& settings,
-                 const Shard& shard, const Explored& explored, uint64_t first_seed, double elapsed,
-                 const std::string& out_dir) {
+int finish_shard(const Scenario& base, const std::vector<std::string>& arguments,
+                 const nlohmann::json& settings, const Shard& shard, const Explored& explored,
+                 uint64_t first_seed, double elapsed, const std::string& out_dir) {
   if (!write_shard_file(out_dir, "explore", arguments, settings, shard,
-                        explored_json(explored, first_seed))) {
+                        explored_json(base, explored, first_seed))) {
     return bad_input("explore: cannot write to " + out_dir);
   }
   if (explored.seeds == 0) {
@@ -436,9 +453,11 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
   const uint64_t count = seeds > 0 ? seeds : (seed_start == 0 ? seeds_left - 1 : seeds_left);
   const auto began = Clock::now();
   Explored explored;
+  std::vector<Finding> merged_findings;  // a merge's, from the shards
   if (merge != nullptr) {
     std::string error;
-    std::optional<Explored> merged = explored_from_shards(*merge, seed_start, count, error);
+    std::optional<Explored> merged =
+        explored_from_shards(base, *merge, seed_start, count, merged_findings, error);
     if (!merged) return bad_input("merge: " + error);
     explored = std::move(*merged);
     std::printf("merged %zu shard(s): explored %llu seeds (%llu..%llu)\n", merge->results.size(),
@@ -451,8 +470,8 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
                          show_progress, group_by == "involved");
     if (shard) {
       const double elapsed = std::chrono::duration<double>(Clock::now() - began).count();
-      return finish_shard(arguments, settings, *shard, explored, seed_start + block.begin, elapsed,
-                          out_dir);
+      return finish_shard(base, arguments, settings, *shard, explored, seed_start + block.begin,
+                          elapsed, out_dir);
     }
   }
   const double elapsed = std::chrono::duration<double>(Clock::now() - began).count();
@@ -477,7 +496,8 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
         "messages_in_flight_max); their verdicts cover the run up to there\n",
         static_cast<unsigned long long>(explored.limit_hits));
   }
-  const std::vector<Finding> findings = collect_findings(base, explored.violations);
+  const std::vector<Finding> findings =
+      merge != nullptr ? merged_findings : collect_findings(base, explored.violations);
   // findings.json: what this exploration found, for CI and scripts. No timings, so the same
   // flags give the same bytes whatever --jobs is.
   nlohmann::json summary = {{"base", base.name},
