@@ -13,7 +13,7 @@ cli=$(cd "$(dirname "$cli")" && pwd)/$(basename "$cli")
 if [ -z "${REDLOCK_SLURM_NAMESPACE:-}" ]; then
   # shellcheck source=../../scripts/common.sh
   source "$source_dir/scripts/common.sh"
-  install_dependencies slurm-wlm munge || { echo "FAIL: cannot install slurm-wlm and munge"; exit 1; }
+  install_dependencies slurm-wlm munge iproute2 util-linux || { echo "FAIL: cannot install slurm-wlm and munge"; exit 1; }
   rm -rf "$work" && mkdir -p "$work"
   exec unshare --net --pid --fork --kill-child --mount-proc \
     env REDLOCK_SLURM_NAMESPACE=1 bash "$0" "$@"
@@ -43,13 +43,12 @@ head -c 1024 /dev/urandom > "$cluster/munge/munge.key" && chmod 400 "$cluster/mu
 munged --force --socket="$cluster/munge/munge.socket" --key-file="$cluster/munge/munge.key" \
   --pid-file="$cluster/munge/munged.pid" --log-file="$cluster/munge/munged.log" \
   --seed-file="$cluster/munge/munged.seed" || fail "munged did not start"
-# Two free ports on the loopback for slurmctld and slurmd.
-read -r controller_port node_port < <(python3 -c '
-import socket
-sockets = [socket.socket() for _ in range(2)]
-for s in sockets:
-    s.bind(("127.0.0.1", 0))
-print(*[s.getsockname()[1] for s in sockets])')
+# Two ports that nothing listens on (the namespace is new, so any is free; checked all the same),
+# away from Slurm's defaults 6817-6818.
+port_free() { ! ss -Hltn "sport = :$1" | grep -q .; }
+controller_port=$((20000 + RANDOM % 20000))
+node_port=$((controller_port + 1))
+port_free "$controller_port" && port_free "$node_port" || fail "ports $controller_port-$node_port in use"
 host=$(hostname -s)
 cat > "$cluster/slurm.conf" <<CONF
 ClusterName=redlocksim
