@@ -73,7 +73,13 @@ bool write_shard_file(const std::string& dir, const std::string& command,
                                {"settings", settings},
                                {"shard", {{"index", shard.index}, {"count", shard.count}}},
                                {"result", result}};
-  return write_file(std::filesystem::path(dir) / shard_file_name, file.dump(1) + "\n");
+  // Written aside and renamed, so a shard killed while writing leaves no shard.json at all.
+  const std::filesystem::path path = std::filesystem::path(dir) / shard_file_name;
+  const std::filesystem::path partial = path.string() + ".partial";
+  if (!write_file(partial, file.dump(1) + "\n")) return false;
+  std::error_code error;
+  std::filesystem::rename(partial, path, error);
+  return !error;
 }
 
 MergeRegistrar::MergeRegistrar(const char* command, MergeFunction merge) {
