@@ -3,9 +3,10 @@
 //
 // MX, mutual exclusion: violated iff two clients' hold intervals for the same lock overlap in true
 // time. A hold interval runs from the grant until the holder's own clock reaches its validity
-// deadline (extended by extensions learned in time), or until it releases, learns the lock is
-// lost, or crashes, whichever is first. An extension learned after the hold ended starts a new
-// hold interval (the client believes it holds again: S21b).
+// deadline, or until it releases, learns the lock is lost (a failed extension included), or
+// crashes, whichever is first. A successful extension moves the deadline and continues the same
+// hold, even when the holder learns of it after the previous deadline passed: it cannot tell, and
+// its critical section goes on (S21b: the other client's grant in the gap overlaps it).
 // RS, resource safety: violated iff a write issued under an older grant is applied after a write
 // under a newer grant (stale write), or the final value is lower than the number of increments
 // acknowledged (lost update).

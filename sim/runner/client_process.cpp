@@ -175,7 +175,18 @@ Task<void> ClientProcess::do_extend() {
     tell("extend", "extended on " + std::to_string(result.nodes) + " node(s)");
   } else {
     tell("extend", "extension failed: " + result.failure);
+    end_grant_on_failed_extend(grant_id, result);
   }
+}
+
+// A failed extension tells the holder it can no longer count on the lock (the library reports the
+// failure to its caller, who stops): its hold ends where it learns so, whatever the failure was.
+void ClientProcess::end_grant_on_failed_extend(uint64_t grant_id, const ExtendResult& result) {
+  if (grant_id == 0) return;
+  GrantRecord& grant = services_.history->grant(grant_id);
+  if (grant.ended_at) return;
+  grant.ended_at = simulator().now();
+  grant.end_reason = "told by a failed extension: " + result.failure;
 }
 
 ResourceRequest ClientProcess::resource_request() const {

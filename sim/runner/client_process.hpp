@@ -48,6 +48,7 @@ class ClientProcess : public TaskProcess {
   Task<bool> do_acquire();
   Task<void> do_release();
   Task<void> do_extend();
+  void end_grant_on_failed_extend(uint64_t grant_id, const ExtendResult& result);
   Task<bool> do_read(int64_t timeout_ms);
   Task<void> do_write(std::optional<int64_t> value, int64_t timeout_ms);
   Task<void> wait_for_true_time(Instant at);
