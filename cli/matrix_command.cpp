@@ -32,7 +32,8 @@ namespace po = boost::program_options;
 Scenario base_for(const LockEntry& entry) {
   MatrixTopology topology{.multi_node = accepts(entry, "nodes"),
                           .replicas = accepts(entry, "replicas"),
-                          .counter = accepts(entry, "token_source")};
+                          .counter = accepts(entry, "token_source"),
+                          .fencing_tokens = entry.fencing_tokens};
   // Locks whose point is having no expiry keep their default.
   const bool no_ttl_is_the_point = entry.name == "zoo-no-ttl" || entry.name == "redis-py-lock";
   if (accepts(entry, "ttl_ms") && !no_ttl_is_the_point) topology.params["ttl_ms"] = "2000";
@@ -55,7 +56,9 @@ struct Job {
 
 std::string cell_text(const MatrixCell& c, bool markdown) {
   if (c.grants == 0) return markdown ? "never acquired" : "-";
-  if (c.mx_violations == 0 && c.rs_violations == 0) return markdown ? "holds" : ".";
+  if (c.mx_violations == 0 && c.rs_violations == 0 && c.lv_violations == 0) {
+    return markdown ? "holds" : ".";
+  }
   std::string out;
   if (c.mx_violations > 0) {
     out += (markdown ? "MX " : "M") + std::to_string(c.mx_violations) +
@@ -64,6 +67,11 @@ std::string cell_text(const MatrixCell& c, bool markdown) {
   if (c.rs_violations > 0) {
     if (!out.empty()) out += markdown ? ", " : " ";
     out += (markdown ? "RS " : "R") + std::to_string(c.rs_violations) +
+           (markdown ? "/" + std::to_string(c.seeds) : "");
+  }
+  if (c.lv_violations > 0) {  // liveness: a livelock (attempts, nobody holding, gave up)
+    if (!out.empty()) out += markdown ? ", " : " ";
+    out += (markdown ? "LV " : "L") + std::to_string(c.lv_violations) +
            (markdown ? "/" + std::to_string(c.seeds) : "");
   }
   if (markdown && !c.counterexample.empty()) out = "[" + out + "](" + c.counterexample + ")";
@@ -132,7 +140,7 @@ std::string markdown(const std::vector<Job>& jobs, const std::vector<Row>& rows,
            "included) under the column's faults, all on in every seed, for seeds 1.." +
            std::to_string(seeds) +
            "; with --locks, every client runs the row's lock instead. A cell shows how many "
-           "seeds violated mutual exclusion (MX) and resource safety (RS).\n\n";
+           "seeds violated mutual exclusion (MX), resource safety (RS) and liveness (LV).\n\n";
   }
   if (base_file.empty())
     out +=
@@ -141,13 +149,17 @@ std::string markdown(const std::vector<Job>& jobs, const std::vector<Row>& rows,
         "`); do not edit by hand.\n\nEach cell runs the standard workload (three clients looping "
         "with 50, 500 and 1900 ms critical sections on a 2 s lock (the lock's default TTL for "
         "zoo-no-ttl and redis-py-lock, whose point is having none), a fourth holding it 2500 ms "
-        "without "
-        "touching the register, a register without fencing, 6 "
-        "s; five masters for multi-node locks, one otherwise) under the column's faults, all on "
-        "in every seed, for seeds 1.." +
+        "without touching the register, a fifth whose 3000 ms critical section outlasts the TTL, "
+        "kept by an extend every 700 ms and the watchdog where the lock has one (a failed "
+        "extension abandons the critical section), 6 s; five masters for multi-node locks, one "
+        "otherwise) under the column's faults, all on in every seed, for seeds 1.." +
         std::to_string(seeds) +
-        ". A cell shows how many seeds violated mutual exclusion (MX) and resource safety (RS); "
-        "a violated cell links to its shrunk counterexample (`redlock-sim run` reproduces it).\n\n";
+        ". The register does not fence, except for the locks that hand out fencing tokens "
+        "(fenced, redisson-fencedlock): it checks theirs, rejecting an operation whose token is "
+        "below the highest it has seen on a read or a write (fence-all). A cell shows how many "
+        "seeds violated mutual exclusion (MX), resource safety (RS) and liveness (LV: an "
+        "acquisition that gave up while nobody held the lock); a cell with an MX or RS violation "
+        "links to its shrunk counterexample (`redlock-sim run` reproduces it).\n\n";
   out += "| lock | kind |";
   for (const MatrixColumn* c : columns)
     out += " " + c->name + " |";
@@ -313,8 +325,8 @@ int run_matrix(const std::vector<std::string>& arguments) {
     std::printf("\n");
   }
   std::printf(
-      "(. holds; - never acquired; Mk / Rk: mutual exclusion / resource safety violated in k of "
-      "%u seeds)\n",
+      "(. holds; - never acquired; Mk / Rk / Lk: mutual exclusion / resource safety / liveness "
+      "violated in k of %u seeds)\n",
       seeds);
 
   // Agreement with the catalogue, for the cells that were run.

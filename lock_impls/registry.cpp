@@ -339,6 +339,7 @@ std::vector<Builder> family_builders() {
                          .node_count = r.node_count};
          return std::make_unique<FencedClient>(port, std::move(inner), f);
        }});
+  list.back().entry.fencing_tokens = true;
   return list;
 }
 
@@ -502,6 +503,7 @@ std::vector<Builder> other_library_builders() {
                     apply_hash(p, o);
                     return std::make_unique<HashLockClient>(port, o);
                   }});
+  list.back().entry.fencing_tokens = true;
   list.push_back(
       {{"redis-py-lock", LockKind::profile,
         "Python: one node, timeout=None means no TTL, polls every 0.1 s, extend adds to PTTL",

@@ -91,6 +91,10 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario) {
     if (!(client.clock.rate == Rate::one())) {
       return "client " + client.name + " has a clock rate: clock rates cannot be staged for real";
     }
+    if (client.workload && client.workload->extend_every_ms > 0) {
+      return "client " + client.name +
+             "'s workload extends (extend_every_ms): not staged for real yet";
+    }
   }
   for (const FaultSpec& fault : scenario.faults) {
     switch (fault.kind) {

@@ -346,6 +346,7 @@ WorkloadSpec read_workload(const json& value, const std::string& path, const std
   workload.think_ms = r.integer("think_ms", 0, time_ms_max, 100);
   workload.release = r.boolean("release", true);
   workload.touch_resource = r.boolean("touch_resource", true);
+  workload.extend_every_ms = r.integer("extend_every_ms", 0, time_ms_max, 0);
   r.finish();
   return workload;
 }

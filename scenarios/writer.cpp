@@ -98,6 +98,7 @@ json client_json(const ClientSpec& client) {
                        {"think_ms", w.think_ms},
                        {"release", w.release}};
     if (!w.touch_resource) out["workload"]["touch_resource"] = false;
+    if (w.extend_every_ms > 0) out["workload"]["extend_every_ms"] = w.extend_every_ms;
   }
   return out;
 }

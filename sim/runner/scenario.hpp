@@ -92,6 +92,9 @@ struct WorkloadSpec {
   int64_t think_ms = 100;       // between release and the next acquire
   bool release = true;
   bool touch_resource = true;  // false: hold the lock (work_ms) without reading or writing
+  // 0: never. Otherwise the work is done in pieces this long on the client's clock, each followed
+  // by an extend; a failed extension abandons the critical section (no write) and releases.
+  int64_t extend_every_ms = 0;
 };
 
 struct ClientSpec {

@@ -29,6 +29,15 @@ TEST(LockRegistry, ListsEveryFamilyProfileAndZooVariant) {
 }
 
 // Each entry builds with its defaults, and with each of its overrides set to a sane value.
+// The entries whose grants carry fencing tokens say so (the matrix checks their tokens).
+TEST(LockRegistry, FencedLocksDeclareTheirTokens) {
+  std::set<std::string> fenced;
+  for (const LockEntry& entry : lock_entries()) {
+    if (entry.fencing_tokens) fenced.insert(entry.name);
+  }
+  EXPECT_EQ(fenced, (std::set<std::string>{"fenced", "redisson-fencedlock"}));
+}
+
 TEST(LockRegistry, EveryEntryConstructsWithDefaultsAndOverrides) {
   LockWorld world(1);
   for (const LockEntry& e : lock_entries()) {
