@@ -60,6 +60,24 @@ std::vector<HoldInterval> hold_intervals(const History& history, const ClockReac
   return out;
 }
 
+std::vector<HoldInterval> crashed_holder_waits(const History& history, const ClockReach& reach) {
+  std::vector<HoldInterval> out;
+  for (const GrantRecord& grant : history.grants()) {
+    if (!grant.ended_at || grant.end_reason != "crashed" || grant.deadlines.empty()) continue;
+    const GrantRecord::Deadline& last = grant.deadlines.back();
+    if (last.local == Instant::max()) continue;
+    const Instant end =
+        reach(grant.client, grant.clock, last.local, std::max(grant.granted_at, last.learned_at));
+    if (end <= *grant.ended_at) continue;
+    out.push_back(HoldInterval{.grant_id = grant.grant_id,
+                               .client = grant.client,
+                               .lock = grant.lock,
+                               .start = *grant.ended_at,
+                               .end = end});
+  }
+  return out;
+}
+
 MutualExclusionResult check_mutual_exclusion(const std::vector<HoldInterval>& holds) {
   MutualExclusionResult result;
   // Sweep per lock in start order, keeping the intervals that have not ended yet.
@@ -186,12 +204,18 @@ bool overlaps_any(const std::vector<Window>& held, Instant start, Instant end) {
 }  // namespace
 
 LivenessResult check_liveness(const History& history, const std::vector<HoldInterval>& holds,
-                              Instant run_end, std::optional<Duration> unavailability_max) {
+                              Instant run_end, std::optional<Duration> unavailability_max,
+                              const std::vector<HoldInterval>& crashed_waits) {
   LivenessResult result;
   std::map<std::string, std::vector<Window>> held;
   for (const HoldInterval& h : holds)
     held[h.lock].emplace_back(h.start, h.end);
   for (auto& [lock, windows] : held)
+    windows = merged(std::move(windows));
+  std::map<std::string, std::vector<Window>> waiting;
+  for (const HoldInterval& w : crashed_waits)
+    waiting[w.lock].emplace_back(w.start, w.end);
+  for (auto& [lock, windows] : waiting)
     windows = merged(std::move(windows));
   std::map<std::string, std::vector<Window>> wanted;
   for (const AcquireCall& call : history.acquires()) {
@@ -203,9 +227,11 @@ LivenessResult check_liveness(const History& history, const std::vector<HoldInte
         result.longest_time_to_acquire = took;
       }
     } else if (call.ended && !call.interrupted && call.attempts != 1 &&
-               !overlaps_any(held[call.lock], call.started, end)) {
+               !overlaps_any(held[call.lock], call.started, end) &&
+               !overlaps_any(waiting[call.lock], call.started, end)) {
       // A livelock is repeated attempts that all failed while nobody held the lock (S23a's
-      // split votes); one try refused in the safety margin (S03a) is the price of safety.
+      // split votes); one try refused in the safety margin (S03a) is the price of safety, and
+      // tries refused by a crashed holder's keys are its TTL wait (S24).
       result.violations.push_back(
           Violation{.checker = "liveness",
                     .kind = "livelock",

@@ -11,8 +11,9 @@
 // under a newer grant (stale write), or the final value is lower than the number of increments
 // acknowledged (lost update).
 // LV, liveness: violated iff an acquisition call gave up while nobody held the lock at any time
-// during it (livelock), or a client wanted the lock for longer than the bound while nobody held
-// it (unavailability; the bound is the scenario's, unset means not checked).
+// during it and no crashed holder's keys were waiting out their TTL (livelock), or a client wanted
+// the lock for longer than the bound while nobody held it (unavailability; the bound is the
+// scenario's, unset means not checked).
 #pragma once
 
 #include <cstdint>
@@ -45,6 +46,11 @@ using ClockReach =
 
 std::vector<HoldInterval> hold_intervals(const History& history, const ClockReach& reach);
 
+// What a crashed holder leaves behind: from its crash until its validity deadline would have
+// passed on its clock, its keys still refuse everyone (S24's TTL wait). Grants with no deadline
+// (TTL-only, watchdog) leave no window: how long their keys outlive them is not in the history.
+std::vector<HoldInterval> crashed_holder_waits(const History& history, const ClockReach& reach);
+
 struct MutualExclusionResult {
   Verdict verdict = Verdict::holds;
   std::vector<Violation> violations;  // every overlapping pair, earliest first
@@ -68,7 +74,10 @@ struct LivenessResult {
   std::optional<Duration> longest_unavailability;  // wanted by someone, held by nobody
   std::optional<Duration> longest_time_to_acquire;
 };
+// A call that gave up during a crashed holder's wait (crashed_waits) is that wait, not a
+// livelock; it still counts in the unavailability.
 LivenessResult check_liveness(const History& history, const std::vector<HoldInterval>& holds,
-                              Instant run_end, std::optional<Duration> unavailability_max);
+                              Instant run_end, std::optional<Duration> unavailability_max,
+                              const std::vector<HoldInterval>& crashed_waits = {});
 
 }  // namespace redlock_sim

@@ -442,7 +442,8 @@ void apply_checkers(const Scenario& scenario, ScenarioResult& result, const Cloc
   if (scenario.expect.unavailability_max_ms) {
     bound = Duration::from_ms(*scenario.expect.unavailability_max_ms);
   }
-  result.liveness_detail = check_liveness(result.history, result.holds, run_end, bound);
+  result.liveness_detail = check_liveness(result.history, result.holds, run_end, bound,
+                                          crashed_holder_waits(result.history, reach));
   result.liveness = result.liveness_detail.verdict;
   result.violations.insert(result.violations.end(), result.liveness_detail.violations.begin(),
                            result.liveness_detail.violations.end());

@@ -151,6 +151,28 @@ TEST(Checkers, GivingUpWhileNobodyHoldsIsLivelock) {
   EXPECT_EQ(lv.violations[0].kind, "livelock");
 }
 
+// A client that gives up while a crashed holder's keys wait out their TTL is that wait (S24),
+// not a livelock; the same call after the crashed holder's deadline is one.
+TEST(Checkers, GivingUpDuringACrashedHoldersWaitIsNotLivelock) {
+  History history;
+  const uint64_t a = history.add_grant(grant(1, 0, 2000));
+  history.grant(a).ended_at = ms(500);
+  history.grant(a).end_reason = "crashed";
+  const auto during = history.begin_acquire(2, "lock", ms(1000));
+  history.end_acquire(during, ms(1600), false, 0, 4);
+  const auto waits = crashed_holder_waits(history, reach);
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0].start, ms(500));
+  EXPECT_EQ(waits[0].end, ms(2000));
+  const auto holds = hold_intervals(history, reach);
+  EXPECT_EQ(check_liveness(history, holds, ms(5000), std::nullopt, waits).verdict, Verdict::holds);
+  const auto after = history.begin_acquire(2, "lock", ms(2100));
+  history.end_acquire(after, ms(2700), false, 0, 4);
+  const auto lv = check_liveness(history, holds, ms(5000), std::nullopt, waits);
+  ASSERT_EQ(lv.violations.size(), 1u);
+  EXPECT_EQ(lv.violations[0].start, ms(2100));
+}
+
 // S24: the holder crashed; B waits about a TTL. Reported, and a violation only past the bound.
 TEST(Checkers, UnavailabilityIsMeasuredAndBounded) {
   History history;
