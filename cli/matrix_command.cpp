@@ -209,6 +209,10 @@ std::optional<int> choose(const std::string& flag, const std::string& what,
   return std::nullopt;
 }
 
+// The catalogue's rare cells (S10's restart, S04b's client clock) violate in 1-6 of 200 seeds:
+// fewer seeds read them as "holds" and the comparison would cry wolf.
+constexpr uint32_t catalogue_seeds_min = 200;
+
 int run_matrix(const std::vector<std::string>& arguments) {
   po::options_description options("redlock-sim matrix [options]");
   uint32_t seeds = 20;
@@ -231,8 +235,10 @@ int run_matrix(const std::vector<std::string>& arguments) {
       "out", po::value<std::string>(&out_dir), "write each violated cell's shrunk scenario here")(
       "link-prefix", po::value<std::string>(&link_prefix), "path prefix of the links in Markdown")(
       "markdown", po::value<std::string>(&markdown_path), "write the matrix as Markdown")(
-      "json", po::value<std::string>(&json_path), "write the matrix as JSON")("quiet,q",
-                                                                              "no progress line");
+      "json", po::value<std::string>(&json_path), "write the matrix as JSON")(
+      "catalogue",
+      "compare with the catalogue's verdicts below 200 seeds too (at 200 and more "
+      "it always does)")("quiet,q", "no progress line");
   po::variables_map values;
   try {
     parse_flags(arguments, options, values);
@@ -242,7 +248,8 @@ int run_matrix(const std::vector<std::string>& arguments) {
   if (values.count("help")) {
     std::cout
         << "Runs every lock (families, profiles, zoo) against every fault column and\n"
-           "prints the violation rates. Exit 0; 1 if it disagrees with the catalogue.\n"
+           "prints the violation rates. Exit 0; 1 if it disagrees with the catalogue\n"
+           "(compared from 200 seeds, or with --catalogue).\n"
            "With --base FILE, runs your scenario instead (exit 1 if any cell is violated).\n\n"
         << options << "\nColumns:\n";
     for (const MatrixColumn& c : matrix_columns())
@@ -333,7 +340,9 @@ int run_matrix(const std::vector<std::string>& arguments) {
   std::string agreement =
       "| lock | column | checker | catalogue | matrix | source |\n|---|---|---|---|---|---|\n";
   int disagreements = 0;
+  const bool compare = values.count("catalogue") != 0 || seeds >= catalogue_seeds_min;
   for (const CatalogueVerdict& v : catalogue_verdicts()) {
+    if (!compare) break;
     for (const Job& job : jobs) {
       if (job.cell.lock != v.lock || job.cell.column != v.column) continue;
       const uint32_t count =
@@ -352,8 +361,19 @@ int run_matrix(const std::vector<std::string>& arguments) {
   for (const Job& job : jobs)
     violated_cells += job.cell.mx_violations > 0 || job.cell.rs_violations > 0 ? 1 : 0;
   if (base_file.empty()) {
-    std::printf("\nagreement with the catalogue: %s\n",
-                disagreements == 0 ? "every checked cell agrees" : "DISAGREEMENTS (see Markdown)");
+    if (!compare) {
+      agreement = "Not compared: " + std::to_string(seeds) +
+                  " seeds per cell; the catalogue's rare cells need " +
+                  std::to_string(catalogue_seeds_min) + " (or `--catalogue`).\n";
+      std::printf(
+          "\nagreement with the catalogue: not compared at %u seeds (its rare cells need %u: "
+          "--seeds %u, or --catalogue to compare anyway)\n",
+          seeds, catalogue_seeds_min, catalogue_seeds_min);
+    } else {
+      std::printf("\nagreement with the catalogue: %s\n", disagreements == 0
+                                                              ? "every checked cell agrees"
+                                                              : "DISAGREEMENTS (see Markdown)");
+    }
   } else {
     std::printf("\n%u of %zu cell(s) violated\n", violated_cells, jobs.size());
     std::string idle;
