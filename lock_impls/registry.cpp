@@ -121,6 +121,8 @@ const LockOverride o_period{"watchdog_period_ms", "int", "time between renewals"
 const LockOverride o_tells{"tells_holder", "bool", "a failed renewal sets Lease::lost"};
 const LockOverride o_replicas{"replicas", "uint", "replicas behind the master"};
 const LockOverride o_acks{"acks_required", "uint", "replica acks needed (0: all)"};
+const LockOverride o_replica_wait{
+    "replica_wait_ms", "int", "WAIT's timeout in ms (0: WAIT blocks; the request still times out)"};
 const LockOverride o_lease{"lease_ms", "int", "explicit lease time (no watchdog)"};
 const LockOverride o_wait_time{"wait_time_ms", "int", "how long to wait for a busy lock"};
 const LockOverride o_source{"token_source", "external_counter | redis_master | quorum_max",
@@ -178,6 +180,7 @@ void apply_single(ParamReader& p, SingleInstanceOptions& o) {
 void apply_hash(ParamReader& p, HashLockOptions& o) {
   o.replicas = p.count("replicas", o.replicas);
   o.acks_required = p.count("acks_required", o.acks_required);
+  o.replica_wait = p.ms("replica_wait_ms", o.replica_wait);
   const int64_t lease_ms = p.integer("lease_ms", -1, -1, param_ms_max);
   if (lease_ms >= 0) {
     o.lease = Duration::from_ms(lease_ms);
@@ -313,7 +316,7 @@ std::vector<Builder> family_builders() {
                    "reentrant hash lock on a master, acquisition confirmed by WAIT from replicas, "
                    "watchdog renewal",
                    "Redisson RLock shape",
-                   {o_replicas, o_acks, o_lease, o_wait_time, o_timeout}},
+                   {o_replicas, o_acks, o_replica_wait, o_lease, o_wait_time, o_timeout}},
                   [](Port& port, ParamReader& p) {
                     HashLockOptions o{.replicas = 2, .acks_required = 0};
                     apply_hash(p, o);
