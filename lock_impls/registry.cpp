@@ -121,6 +121,10 @@ const LockOverride o_period{"watchdog_period_ms", "int", "time between renewals"
 const LockOverride o_tells{"tells_holder", "bool", "a failed renewal sets Lease::lost"};
 const LockOverride o_replicas{"replicas", "uint", "replicas behind the master"};
 const LockOverride o_acks{"acks_required", "uint", "replica acks needed (0: all)"};
+const LockOverride o_wait_numreplicas{
+    "wait_numreplicas", "uint", "single-instance: WAIT for this many replica acks after the SET"};
+const LockOverride o_wait_timeout{"wait_timeout_ms", "int",
+                                  "single-instance: WAIT's timeout in ms (0: WAIT blocks)"};
 const LockOverride o_replica_wait{
     "replica_wait_ms", "int", "WAIT's timeout in ms (0: WAIT blocks; the request still times out)"};
 const LockOverride o_lease{"lease_ms", "int", "explicit lease time (no watchdog)"};
@@ -284,12 +288,16 @@ namespace {
 
 std::vector<Builder> family_builders() {
   std::vector<Builder> list;
-  list.push_back({{"single-instance", LockKind::family,
-                   "SET NX PX on one node, compare-and-delete release, compare-and-PEXPIRE extend",
-                   "Redis docs, single instance", single_keys()},
-                  [](Port& port, ParamReader& p) {
-                    return single_client(port, p, zoo::single_instance_reference());
-                  }});
+  list.push_back(
+      {{"single-instance", LockKind::family,
+        "SET NX PX on one node, compare-and-delete release, compare-and-PEXPIRE extend",
+        "Redis docs, single instance", plus(single_keys(), {o_wait_numreplicas, o_wait_timeout})},
+       [](Port& port, ParamReader& p) {
+         SingleInstanceOptions o = zoo::single_instance_reference();
+         o.wait_numreplicas = p.count("wait_numreplicas", o.wait_numreplicas);
+         o.wait_timeout = p.ms("wait_timeout_ms", o.wait_timeout);
+         return single_client(port, p, o);
+       }});
   list.push_back({{"redlock", LockKind::family,
                    "Redlock per the Redis docs: N masters, majority, validity = ttl - elapsed - "
                    "drift, release-all on failure, jittered retries",
