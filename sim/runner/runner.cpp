@@ -507,6 +507,13 @@ void judge(const Scenario& scenario, ScenarioResult& result, int64_t overlap_tol
       failures.push_back("probe " + probe + ": expected to fire, did not");
     }
   }
+  for (const std::string& probe : expect.not_probes) {
+    auto it = result.history.probes().find(probe);
+    if (it != result.history.probes().end() && it->second > 0) {
+      failures.push_back("probe " + probe + ": expected not to fire, count " +
+                         std::to_string(it->second));
+    }
+  }
   if (result.stats.limit_hit) failures.push_back("limit hit: " + result.stats.stop);
   result.expectations_met = failures.empty();
 }

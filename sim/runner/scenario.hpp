@@ -193,9 +193,13 @@ struct Expectations {
   std::optional<std::string> liveness;
   std::optional<int64_t> overlap_ms_min;
   std::optional<std::pair<int64_t, int64_t>> overlap;  // [start, end) ms, within 5 ms
-  std::vector<std::string> probes;
-  std::optional<int64_t> unavailability_max_ms;  // the liveness bound
+  std::vector<std::string> probes;                     // must fire
+  std::vector<std::string> not_probes;                 // must not fire
+  std::optional<int64_t> unavailability_max_ms;        // the liveness bound
 };
+
+// Every probe the runner has (History::probe names), for expect.probes and expect.not_probes.
+const std::vector<std::string>& probe_names();
 
 struct Scenario {
   std::string name;
