@@ -121,6 +121,12 @@ const LockOverride o_period{"watchdog_period_ms", "int", "time between renewals"
 const LockOverride o_tells{"tells_holder", "bool", "a failed renewal sets Lease::lost"};
 const LockOverride o_replicas{"replicas", "uint", "replicas behind the master"};
 const LockOverride o_acks{"acks_required", "uint", "replica acks needed (0: all)"};
+const LockOverride o_wait_numreplicas{
+    "wait_numreplicas", "uint", "single-instance: WAIT for this many replica acks after the SET"};
+const LockOverride o_wait_timeout{"wait_timeout_ms", "int",
+                                  "single-instance: WAIT's timeout in ms (0: WAIT blocks)"};
+const LockOverride o_replica_wait{
+    "replica_wait_ms", "int", "WAIT's timeout in ms (0: WAIT blocks; the request still times out)"};
 const LockOverride o_lease{"lease_ms", "int", "explicit lease time (no watchdog)"};
 const LockOverride o_wait_time{"wait_time_ms", "int", "how long to wait for a busy lock"};
 const LockOverride o_source{"token_source", "external_counter | redis_master | quorum_max",
@@ -178,6 +184,7 @@ void apply_single(ParamReader& p, SingleInstanceOptions& o) {
 void apply_hash(ParamReader& p, HashLockOptions& o) {
   o.replicas = p.count("replicas", o.replicas);
   o.acks_required = p.count("acks_required", o.acks_required);
+  o.replica_wait = p.ms("replica_wait_ms", o.replica_wait);
   const int64_t lease_ms = p.integer("lease_ms", -1, -1, param_ms_max);
   if (lease_ms >= 0) {
     o.lease = Duration::from_ms(lease_ms);
@@ -281,12 +288,16 @@ namespace {
 
 std::vector<Builder> family_builders() {
   std::vector<Builder> list;
-  list.push_back({{"single-instance", LockKind::family,
-                   "SET NX PX on one node, compare-and-delete release, compare-and-PEXPIRE extend",
-                   "Redis docs, single instance", single_keys()},
-                  [](Port& port, ParamReader& p) {
-                    return single_client(port, p, zoo::single_instance_reference());
-                  }});
+  list.push_back(
+      {{"single-instance", LockKind::family,
+        "SET NX PX on one node, compare-and-delete release, compare-and-PEXPIRE extend",
+        "Redis docs, single instance", plus(single_keys(), {o_wait_numreplicas, o_wait_timeout})},
+       [](Port& port, ParamReader& p) {
+         SingleInstanceOptions o = zoo::single_instance_reference();
+         o.wait_numreplicas = p.count("wait_numreplicas", o.wait_numreplicas);
+         o.wait_timeout = p.ms("wait_timeout_ms", o.wait_timeout);
+         return single_client(port, p, o);
+       }});
   list.push_back({{"redlock", LockKind::family,
                    "Redlock per the Redis docs: N masters, majority, validity = ttl - elapsed - "
                    "drift, release-all on failure, jittered retries",
@@ -313,7 +324,7 @@ std::vector<Builder> family_builders() {
                    "reentrant hash lock on a master, acquisition confirmed by WAIT from replicas, "
                    "watchdog renewal",
                    "Redisson RLock shape",
-                   {o_replicas, o_acks, o_lease, o_wait_time, o_timeout}},
+                   {o_replicas, o_acks, o_replica_wait, o_lease, o_wait_time, o_timeout}},
                   [](Port& port, ParamReader& p) {
                     HashLockOptions o{.replicas = 2, .acks_required = 0};
                     apply_hash(p, o);
@@ -339,6 +350,7 @@ std::vector<Builder> family_builders() {
                          .node_count = r.node_count};
          return std::make_unique<FencedClient>(port, std::move(inner), f);
        }});
+  list.back().entry.fencing_tokens = true;
   return list;
 }
 
@@ -502,6 +514,7 @@ std::vector<Builder> other_library_builders() {
                     apply_hash(p, o);
                     return std::make_unique<HashLockClient>(port, o);
                   }});
+  list.back().entry.fencing_tokens = true;
   list.push_back(
       {{"redis-py-lock", LockKind::profile,
         "Python: one node, timeout=None means no TTL, polls every 0.1 s, extend adds to PTTL",

@@ -61,6 +61,7 @@ struct LockEntry {
   std::string description;  // one line
   std::string models;       // profiles: the library version/commit; zoo: the correct twin
   std::vector<LockOverride> overrides;
+  bool fencing_tokens = false;  // every grant carries a fencing token (fenced locks)
 };
 
 struct MadeLock {

@@ -88,6 +88,10 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario) {
     if (!(client.clock.rate == Rate::one())) {
       return "client " + client.name + " has a clock rate: clock rates cannot be staged for real";
     }
+    if (client.workload && client.workload->extend_every_ms > 0) {
+      return "client " + client.name +
+             "'s workload extends (extend_every_ms): not staged for real yet";
+    }
   }
   const std::vector<std::string>& sentinels = scenario.failover.sentinels;
   for (const FaultSpec& fault : scenario.faults) {
@@ -1241,6 +1245,14 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
       tell(c.id, "extend", "extended on " + std::to_string(event.value("nodes", 0u)) + " node(s)");
     } else if (event.value("failure", std::string()) != "not held") {
       tell(c.id, "extend", "extension failed: " + event.value("failure", std::string()));
+      // The holder learns its extension failed: its hold ends here (as simulated).
+      if (c.grant_id != 0) {
+        GrantRecord& g = history_.grant(c.grant_id);
+        if (!g.ended_at) {
+          g.ended_at = at;
+          g.end_reason = "told by a failed extension: " + event.value("failure", std::string());
+        }
+      }
     }
   } else if (kind == "read") {
     const bool ok = event.value("ok", false);

@@ -53,8 +53,8 @@ std::string violation_story(const ScenarioResult& result, const Violation& v) {
   return out;
 }
 
-// The grant's hold interval that meets the violation (a resurrected grant has several; the
-// first one may have ended long before), else its first.
+// The grant's hold interval that meets the violation, else its first (a grant has one hold
+// interval; this stays correct for a history that has several).
 std::string hold_summary(const ScenarioResult& result, uint64_t grant_id, const Violation& v) {
   const HoldInterval* chosen = nullptr;
   for (const HoldInterval& h : result.holds) {

@@ -346,6 +346,7 @@ WorkloadSpec read_workload(const json& value, const std::string& path, const std
   workload.think_ms = r.integer("think_ms", 0, time_ms_max, 100);
   workload.release = r.boolean("release", true);
   workload.touch_resource = r.boolean("touch_resource", true);
+  workload.extend_every_ms = r.integer("extend_every_ms", 0, time_ms_max, 0);
   r.finish();
   return workload;
 }
@@ -525,6 +526,22 @@ Expectations read_expect(const json& value, const std::string& path, const std::
     }
   }
   expect.probes = r.strings("probes");
+  expect.not_probes = r.strings("not_probes");
+  // A misspelt probe would never fire (or always "not fire"): name the ones there are.
+  for (const char* key : {"probes", "not_probes"}) {
+    const std::vector<std::string>& names =
+        std::string(key) == "probes" ? expect.probes : expect.not_probes;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (std::find(probe_names().begin(), probe_names().end(), names[i]) != probe_names().end()) {
+        continue;
+      }
+      std::string known;
+      for (const std::string& name : probe_names())
+        known += (known.empty() ? "" : ", ") + name;
+      r.fail(r.at(key) + "[" + std::to_string(i) + "]",
+             "unknown probe \"" + names[i] + "\" (known: " + known + ")");
+    }
+  }
   expect.unavailability_max_ms = r.optional_integer("unavailability_max_ms", 0, time_ms_max);
   r.finish();
   return expect;

@@ -98,6 +98,7 @@ json client_json(const ClientSpec& client) {
                        {"think_ms", w.think_ms},
                        {"release", w.release}};
     if (!w.touch_resource) out["workload"]["touch_resource"] = false;
+    if (w.extend_every_ms > 0) out["workload"]["extend_every_ms"] = w.extend_every_ms;
   }
   return out;
 }
@@ -180,6 +181,7 @@ json expect_json(const Expectations& e) {
   if (e.overlap_ms_min) out["overlap_ms_min"] = *e.overlap_ms_min;
   if (e.overlap) out["overlap"] = json::array({e.overlap->first, e.overlap->second});
   if (!e.probes.empty()) out["probes"] = e.probes;
+  if (!e.not_probes.empty()) out["not_probes"] = e.not_probes;
   if (e.unavailability_max_ms) out["unavailability_max_ms"] = *e.unavailability_max_ms;
   return out;
 }

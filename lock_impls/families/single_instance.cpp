@@ -56,6 +56,27 @@ Task<bool> SingleInstanceClient::try_once(const std::string& resource, const std
   co_return false;
 }
 
+// WAIT numreplicas timeout after the SET: fewer acks than asked and the try failed; the key is
+// deleted again (compare-and-delete), so it does not block others for a TTL.
+Task<bool> SingleInstanceClient::confirmed_by_replicas(const std::string& resource,
+                                                       const std::string& value) {
+  const Outcome acks =
+      co_await port().send(master,
+                           make_command("WAIT", std::to_string(options_.wait_numreplicas),
+                                        std::to_string(options_.wait_timeout.ms_floor())),
+                           options_.request_timeout + options_.wait_timeout);
+  const int64_t count =
+      acks.replied() && acks.reply.type == ReplyType::integer ? acks.reply.integer : -1;
+  if (count >= static_cast<int64_t>(options_.wait_numreplicas)) co_return true;
+  note("WAIT: " + (count < 0 ? std::string("no answer") : std::to_string(count) + " ack(s)") +
+       " < " + std::to_string(options_.wait_numreplicas) + ": undoes the SET");
+  co_await send_call(
+      port(), master,
+      make_call(scripts::delete_if_value, resource, std::vector<std::string>(1, value)),
+      options_.request_timeout, options_.use_evalsha);
+  co_return false;
+}
+
 Task<Grant> SingleInstanceClient::acquire(std::string name) {
   Grant grant;
   const std::string resource = options_.key_prefix + name;
@@ -64,8 +85,10 @@ Task<Grant> SingleInstanceClient::acquire(std::string name) {
   for (uint32_t attempt = 1; attempt <= tries; ++attempt) {
     grant.attempts = attempt;
     const Instant t1 = now_on(options_.clock);
-    const bool locked = co_await try_once(resource, value);
+    bool locked = co_await try_once(resource, value);
     note("attempt " + std::to_string(attempt) + (locked ? ": locked" : ": busy"));
+    if (locked && options_.wait_numreplicas > 0)
+      locked = co_await confirmed_by_replicas(resource, value);
     if (locked) {
       grant.acquired = true;
       grant.nodes_locked = 1;

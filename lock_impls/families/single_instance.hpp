@@ -53,6 +53,10 @@ struct SingleInstanceOptions {
   SingleExtend extend_command = SingleExtend::pexpire_if_value;
   bool use_evalsha = false;
   std::string key_prefix;  // python-redis-lock locks "lock:<name>"
+  // The docs' replica-confirmed pattern: after the SET, WAIT numreplicas timeout; too few acks
+  // fail the try (the key is deleted again). 0: no WAIT.
+  uint32_t wait_numreplicas = 0;
+  Duration wait_timeout = Duration::from_ms(1'000);  // WAIT's own timeout (0: blocks)
 };
 
 class SingleInstanceClient : public LockClient {
@@ -67,6 +71,7 @@ class SingleInstanceClient : public LockClient {
 
  private:
   Task<bool> try_once(const std::string& resource, const std::string& value);
+  Task<bool> confirmed_by_replicas(const std::string& resource, const std::string& value);
   Deadline deadline_from(Instant t1) const;
 
   SingleInstanceOptions options_;

@@ -27,39 +27,25 @@ std::string ms_text(Duration d) {
   return std::to_string(d.ms_floor());
 }
 
-// The hold intervals of one grant: the deadline chain, each extension learned in time moving the
-// end, an extension learned too late starting a new interval; all cut at the grant's end.
-void grant_intervals(const GrantRecord& grant, const ClockReach& raw_reach,
+// The hold interval of one grant: from the grant to the deadline of the last successful
+// extension (or the grant's own), cut at the grant's end. An extension learned after the previous
+// deadline passed continues the same hold: the holder cannot tell, and its critical section goes
+// on (a resurrecting extend must not hide the other client's grant in the gap).
+void grant_intervals(const GrantRecord& grant, const ClockReach& reach,
                      std::vector<HoldInterval>& out) {
   if (grant.deadlines.empty()) return;
+  const GrantRecord::Deadline& last = grant.deadlines.back();
   // A lock with no computed deadline (TTL-only, watchdog) is believed held until it ends.
-  const auto reach = [&](ProcessId client, ClockKind kind, Instant local, Instant from) {
-    return local == Instant::max() ? Instant::max() : raw_reach(client, kind, local, from);
-  };
-  Instant start = grant.granted_at;
-  Instant end = reach(grant.client, grant.clock, grant.deadlines.front().local, start);
-  std::vector<std::pair<Instant, Instant>> pieces;
-  for (std::size_t i = 1; i < grant.deadlines.size(); ++i) {
-    const GrantRecord::Deadline& next = grant.deadlines[i];
-    if (next.learned_at >= end) {
-      pieces.emplace_back(start, end);
-      start = next.learned_at;
-    }
-    end = reach(grant.client, grant.clock, next.local, std::max(start, next.learned_at));
-  }
-  pieces.emplace_back(start, end);
-  for (auto [piece_start, piece_end] : pieces) {
-    if (grant.ended_at) {
-      if (piece_start >= *grant.ended_at) continue;
-      piece_end = std::min(piece_end, *grant.ended_at);
-    }
-    if (piece_end <= piece_start) continue;
-    out.push_back(HoldInterval{.grant_id = grant.grant_id,
-                               .client = grant.client,
-                               .lock = grant.lock,
-                               .start = piece_start,
-                               .end = piece_end});
-  }
+  Instant end = last.local == Instant::max() ? Instant::max()
+                                             : reach(grant.client, grant.clock, last.local,
+                                                     std::max(grant.granted_at, last.learned_at));
+  if (grant.ended_at) end = std::min(end, *grant.ended_at);
+  if (end <= grant.granted_at) return;
+  out.push_back(HoldInterval{.grant_id = grant.grant_id,
+                             .client = grant.client,
+                             .lock = grant.lock,
+                             .start = grant.granted_at,
+                             .end = end});
 }
 
 }  // namespace
@@ -71,6 +57,24 @@ std::vector<HoldInterval> hold_intervals(const History& history, const ClockReac
   std::sort(out.begin(), out.end(), [](const HoldInterval& a, const HoldInterval& b) {
     return std::tie(a.lock, a.start, a.grant_id) < std::tie(b.lock, b.start, b.grant_id);
   });
+  return out;
+}
+
+std::vector<HoldInterval> crashed_holder_waits(const History& history, const ClockReach& reach) {
+  std::vector<HoldInterval> out;
+  for (const GrantRecord& grant : history.grants()) {
+    if (!grant.ended_at || grant.end_reason != "crashed" || grant.deadlines.empty()) continue;
+    const GrantRecord::Deadline& last = grant.deadlines.back();
+    if (last.local == Instant::max()) continue;
+    const Instant end =
+        reach(grant.client, grant.clock, last.local, std::max(grant.granted_at, last.learned_at));
+    if (end <= *grant.ended_at) continue;
+    out.push_back(HoldInterval{.grant_id = grant.grant_id,
+                               .client = grant.client,
+                               .lock = grant.lock,
+                               .start = *grant.ended_at,
+                               .end = end});
+  }
   return out;
 }
 
@@ -200,12 +204,18 @@ bool overlaps_any(const std::vector<Window>& held, Instant start, Instant end) {
 }  // namespace
 
 LivenessResult check_liveness(const History& history, const std::vector<HoldInterval>& holds,
-                              Instant run_end, std::optional<Duration> unavailability_max) {
+                              Instant run_end, std::optional<Duration> unavailability_max,
+                              const std::vector<HoldInterval>& crashed_waits) {
   LivenessResult result;
   std::map<std::string, std::vector<Window>> held;
   for (const HoldInterval& h : holds)
     held[h.lock].emplace_back(h.start, h.end);
   for (auto& [lock, windows] : held)
+    windows = merged(std::move(windows));
+  std::map<std::string, std::vector<Window>> waiting;
+  for (const HoldInterval& w : crashed_waits)
+    waiting[w.lock].emplace_back(w.start, w.end);
+  for (auto& [lock, windows] : waiting)
     windows = merged(std::move(windows));
   std::map<std::string, std::vector<Window>> wanted;
   for (const AcquireCall& call : history.acquires()) {
@@ -217,9 +227,11 @@ LivenessResult check_liveness(const History& history, const std::vector<HoldInte
         result.longest_time_to_acquire = took;
       }
     } else if (call.ended && !call.interrupted && call.attempts != 1 &&
-               !overlaps_any(held[call.lock], call.started, end)) {
+               !overlaps_any(held[call.lock], call.started, end) &&
+               !overlaps_any(waiting[call.lock], call.started, end)) {
       // A livelock is repeated attempts that all failed while nobody held the lock (S23a's
-      // split votes); one try refused in the safety margin (S03a) is the price of safety.
+      // split votes); one try refused in the safety margin (S03a) is the price of safety, and
+      // tries refused by a crashed holder's keys are its TTL wait (S24).
       result.violations.push_back(
           Violation{.checker = "liveness",
                     .kind = "livelock",

@@ -3,15 +3,17 @@
 //
 // MX, mutual exclusion: violated iff two clients' hold intervals for the same lock overlap in true
 // time. A hold interval runs from the grant until the holder's own clock reaches its validity
-// deadline (extended by extensions learned in time), or until it releases, learns the lock is
-// lost, or crashes, whichever is first. An extension learned after the hold ended starts a new
-// hold interval (the client believes it holds again: S21b).
+// deadline, or until it releases, learns the lock is lost (a failed extension included), or
+// crashes, whichever is first. A successful extension moves the deadline and continues the same
+// hold, even when the holder learns of it after the previous deadline passed: it cannot tell, and
+// its critical section goes on (S21b: the other client's grant in the gap overlaps it).
 // RS, resource safety: violated iff a write issued under an older grant is applied after a write
 // under a newer grant (stale write), or the final value is lower than the number of increments
 // acknowledged (lost update).
 // LV, liveness: violated iff an acquisition call gave up while nobody held the lock at any time
-// during it (livelock), or a client wanted the lock for longer than the bound while nobody held
-// it (unavailability; the bound is the scenario's, unset means not checked).
+// during it and no crashed holder's keys were waiting out their TTL (livelock), or a client wanted
+// the lock for longer than the bound while nobody held it (unavailability; the bound is the
+// scenario's, unset means not checked).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +46,11 @@ using ClockReach =
 
 std::vector<HoldInterval> hold_intervals(const History& history, const ClockReach& reach);
 
+// What a crashed holder leaves behind: from its crash until its validity deadline would have
+// passed on its clock, its keys still refuse everyone (S24's TTL wait). Grants with no deadline
+// (TTL-only, watchdog) leave no window: how long their keys outlive them is not in the history.
+std::vector<HoldInterval> crashed_holder_waits(const History& history, const ClockReach& reach);
+
 struct MutualExclusionResult {
   Verdict verdict = Verdict::holds;
   std::vector<Violation> violations;  // every overlapping pair, earliest first
@@ -67,7 +74,10 @@ struct LivenessResult {
   std::optional<Duration> longest_unavailability;  // wanted by someone, held by nobody
   std::optional<Duration> longest_time_to_acquire;
 };
+// A call that gave up during a crashed holder's wait (crashed_waits) is that wait, not a
+// livelock; it still counts in the unavailability.
 LivenessResult check_liveness(const History& history, const std::vector<HoldInterval>& holds,
-                              Instant run_end, std::optional<Duration> unavailability_max);
+                              Instant run_end, std::optional<Duration> unavailability_max,
+                              const std::vector<HoldInterval>& crashed_waits = {});
 
 }  // namespace redlock_sim

@@ -68,7 +68,18 @@ Scenario matrix_base(const std::string& lock, const MatrixTopology& topology) {
   ClientSpec holder{.name = "C4", .profile = lock, .params = params, .nodes = names};
   holder.workload = WorkloadSpec{.work_ms = 2'500, .think_ms = 100, .touch_resource = false};
   s.clients.push_back(std::move(holder));
+  // A fifth's critical section outlasts the TTL, kept by extensions (so the extension variants
+  // have something to get wrong): a pause through a deadline makes the next extension late.
+  ClientSpec extender{.name = "C5", .profile = lock, .params = params, .nodes = names};
+  extender.workload = WorkloadSpec{.work_ms = 3'000, .think_ms = 100, .extend_every_ms = 700};
+  s.clients.push_back(std::move(extender));
   s.resource = ResourceSpec{.enabled = true};
+  // Fencing exists to protect the register from a holder that lost the lock; a register that
+  // ignored the tokens would charge the lock with what fencing prevents.
+  if (topology.fencing_tokens) {
+    s.resource.fencing = FencingMode::fence_all;
+    s.resource.token_source = FencingTokenSource::lock;
+  }
   s.limits.duration_ms = 6'000;
   return s;
 }

@@ -5,8 +5,10 @@
 // class alone, or with partitions where the catalogue's scenario needs them to bite (a clock
 // jump on one of five nodes breaks Redlock only when the clients see different majorities).
 // Each lock runs the same standard workload: three clients looping with 50, 500 and 1900 ms
-// critical sections (all inside a 2 s lock's validity) on a register without fencing, and a
-// fourth holding the lock 2500 ms without touching the register; 6 s.
+// critical sections (all inside a 2 s lock's validity), a fourth holding the lock 2500 ms without
+// touching the register, and a fifth whose 3000 ms critical section outlasts the TTL, kept by an
+// extend every 700 ms (and the watchdog, where the lock has one); 6 s. The register does not
+// fence, except for locks that hand out fencing tokens: it checks theirs (fence-all).
 #pragma once
 
 #include <cstdint>
@@ -32,6 +34,8 @@ struct MatrixTopology {
   bool multi_node = false;  // five masters; otherwise one
   bool replicas = false;    // the master has two replicas (WAIT-acknowledged locks)
   bool counter = false;     // an external counter for fencing tokens, after the nodes
+  // The lock hands out fencing tokens: the register checks them (fence-all, the lock's token).
+  bool fencing_tokens = false;
   std::map<std::string, std::string> params;  // the lock's overrides
 };
 

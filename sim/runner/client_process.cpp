@@ -165,17 +165,29 @@ Task<void> ClientProcess::do_release() {
                                   : "release failed: " + result.failure);
 }
 
-Task<void> ClientProcess::do_extend() {
-  if (!lease_) co_return;
+Task<bool> ClientProcess::do_extend() {
+  if (!lease_) co_return false;
   std::shared_ptr<Lease> lease = lease_;
   const uint64_t grant_id = grant_id_;
   ExtendResult result = co_await lock_->extend(lease);
   if (result.extended) {
     services_.history->grant(grant_id).deadlines.push_back({simulator().now(), result.deadline.at});
     tell("extend", "extended on " + std::to_string(result.nodes) + " node(s)");
-  } else {
-    tell("extend", "extension failed: " + result.failure);
+    co_return true;
   }
+  tell("extend", "extension failed: " + result.failure);
+  end_grant_on_failed_extend(grant_id, result);
+  co_return false;
+}
+
+// A failed extension tells the holder it can no longer count on the lock (the library reports the
+// failure to its caller, who stops): its hold ends where it learns so, whatever the failure was.
+void ClientProcess::end_grant_on_failed_extend(uint64_t grant_id, const ExtendResult& result) {
+  if (grant_id == 0) return;
+  GrantRecord& grant = services_.history->grant(grant_id);
+  if (grant.ended_at) return;
+  grant.ended_at = simulator().now();
+  grant.end_reason = "told by a failed extension: " + result.failure;
 }
 
 ResourceRequest ClientProcess::resource_request() const {
@@ -257,16 +269,34 @@ Task<void> ClientProcess::run_steps() {
   }
 }
 
+// The critical section's work: work_ms on the client's clock, cut in pieces of extend_every_ms
+// each followed by an extension. False when an extension failed: the holder was told it can no
+// longer count on the lock, so it abandons the critical section (as application code does).
+Task<bool> ClientProcess::do_work(const WorkloadSpec& workload) {
+  int64_t left_ms = workload.work_ms;
+  while (left_ms > 0) {
+    const int64_t piece_ms =
+        workload.extend_every_ms > 0 ? std::min(left_ms, workload.extend_every_ms) : left_ms;
+    co_await sleep(Duration::from_ms(piece_ms));
+    left_ms -= piece_ms;
+    if (workload.extend_every_ms == 0 || left_ms == 0 || !lease_) continue;
+    if (!co_await do_extend()) {
+      tell("work", "abandons its critical section");
+      co_return false;
+    }
+  }
+  co_return true;
+}
+
 Task<void> ClientProcess::run_workload() {
   const WorkloadSpec workload = *spec_.workload;
   co_await wait_for_true_time(Instant::from_ms(workload.start_ms));
   for (uint32_t i = 0; workload.iterations_max == 0 || i < workload.iterations_max; ++i) {
     if (co_await do_acquire()) {
       if (services_.resource.enabled && workload.touch_resource && co_await do_read(1'000)) {
-        if (workload.work_ms > 0) co_await sleep(Duration::from_ms(workload.work_ms));
-        co_await do_write(std::nullopt, 1'000);
-      } else if (workload.work_ms > 0) {
-        co_await sleep(Duration::from_ms(workload.work_ms));
+        if (co_await do_work(workload)) co_await do_write(std::nullopt, 1'000);
+      } else {
+        co_await do_work(workload);
       }
       if (workload.release) co_await do_release();
     }

@@ -47,7 +47,9 @@ class ClientProcess : public TaskProcess {
   Task<void> run_workload();
   Task<bool> do_acquire();
   Task<void> do_release();
-  Task<void> do_extend();
+  Task<bool> do_extend();  // true when the library reported success
+  Task<bool> do_work(const WorkloadSpec& workload);
+  void end_grant_on_failed_extend(uint64_t grant_id, const ExtendResult& result);
   Task<bool> do_read(int64_t timeout_ms);
   Task<void> do_write(std::optional<int64_t> value, int64_t timeout_ms);
   Task<void> wait_for_true_time(Instant at);

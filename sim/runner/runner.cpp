@@ -442,7 +442,8 @@ void apply_checkers(const Scenario& scenario, ScenarioResult& result, const Cloc
   if (scenario.expect.unavailability_max_ms) {
     bound = Duration::from_ms(*scenario.expect.unavailability_max_ms);
   }
-  result.liveness_detail = check_liveness(result.history, result.holds, run_end, bound);
+  result.liveness_detail = check_liveness(result.history, result.holds, run_end, bound,
+                                          crashed_holder_waits(result.history, reach));
   result.liveness = result.liveness_detail.verdict;
   result.violations.insert(result.violations.end(), result.liveness_detail.violations.begin(),
                            result.liveness_detail.violations.end());
@@ -504,6 +505,13 @@ void judge(const Scenario& scenario, ScenarioResult& result, int64_t overlap_tol
     auto it = result.history.probes().find(probe);
     if (it == result.history.probes().end() || it->second == 0) {
       failures.push_back("probe " + probe + ": expected to fire, did not");
+    }
+  }
+  for (const std::string& probe : expect.not_probes) {
+    auto it = result.history.probes().find(probe);
+    if (it != result.history.probes().end() && it->second > 0) {
+      failures.push_back("probe " + probe + ": expected not to fire, count " +
+                         std::to_string(it->second));
     }
   }
   if (result.stats.limit_hit) failures.push_back("limit hit: " + result.stats.stop);

@@ -24,6 +24,12 @@ const char* step_kind_name(StepKind kind) {
   return "unknown";
 }
 
+const std::vector<std::string>& probe_names() {
+  static const std::vector<std::string> names = {"clock_rate", "clock_slew",          "clock_step",
+                                                 "failover",   "key_lost_on_restart", "pause"};
+  return names;
+}
+
 const char* fault_kind_name(FaultKind kind) {
   switch (kind) {
     case FaultKind::clock_step:

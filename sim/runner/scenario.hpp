@@ -92,6 +92,9 @@ struct WorkloadSpec {
   int64_t think_ms = 100;       // between release and the next acquire
   bool release = true;
   bool touch_resource = true;  // false: hold the lock (work_ms) without reading or writing
+  // 0: never. Otherwise the work is done in pieces this long on the client's clock, each followed
+  // by an extend; a failed extension abandons the critical section (no write) and releases.
+  int64_t extend_every_ms = 0;
 };
 
 struct ClientSpec {
@@ -190,9 +193,13 @@ struct Expectations {
   std::optional<std::string> liveness;
   std::optional<int64_t> overlap_ms_min;
   std::optional<std::pair<int64_t, int64_t>> overlap;  // [start, end) ms, within 5 ms
-  std::vector<std::string> probes;
-  std::optional<int64_t> unavailability_max_ms;  // the liveness bound
+  std::vector<std::string> probes;                     // must fire
+  std::vector<std::string> not_probes;                 // must not fire
+  std::optional<int64_t> unavailability_max_ms;        // the liveness bound
 };
+
+// Every probe the runner has (History::probe names), for expect.probes and expect.not_probes.
+const std::vector<std::string>& probe_names();
 
 struct Scenario {
   std::string name;

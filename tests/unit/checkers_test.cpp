@@ -57,7 +57,8 @@ TEST(Checkers, HoldEndsWhenTheHoldersOwnClockSaysSo) {
 }
 
 // A release truncates the hold; an extension learned in time moves the end; an extension
-// learned after the hold ended starts a new interval (S21b's resurrecting extend).
+// learned after the previous deadline passed continues the same hold from the grant (S21b's
+// resurrecting extend: the holder cannot tell its lock lapsed, and the gap is part of its hold).
 TEST(Checkers, ReleaseAndExtensionsShapeTheHold) {
   History history;
   const uint64_t released = history.add_grant(grant(1, 0, 1000));
@@ -67,12 +68,26 @@ TEST(Checkers, ReleaseAndExtensionsShapeTheHold) {
   const uint64_t resurrected = history.add_grant(grant(3, 0, 1000));
   history.grant(resurrected).deadlines.push_back({ms(1500), ms(2500)});
   auto holds = hold_intervals(history, reach);
-  ASSERT_EQ(holds.size(), 4u);
+  ASSERT_EQ(holds.size(), 3u);
   EXPECT_EQ(holds[0].end, ms(400));
   EXPECT_EQ(holds[1].end, ms(1900));
-  EXPECT_EQ(holds[2].end, ms(1000));
-  EXPECT_EQ(holds[3].start, ms(1500));
-  EXPECT_EQ(holds[3].end, ms(2500));
+  EXPECT_EQ(holds[2].grant_id, resurrected);
+  EXPECT_EQ(holds[2].start, ms(0));
+  EXPECT_EQ(holds[2].end, ms(2500));
+}
+
+// A grant resurrected after its deadline overlaps another client's grant made in the gap, even
+// when that grant ended before the resurrection was learned.
+TEST(Checkers, GrantInTheGapOfALateExtensionOverlaps) {
+  History history;
+  const uint64_t first = history.add_grant(grant(1, 0, 1000));
+  history.grant(first).deadlines.push_back({ms(1500), ms(2500)});
+  const uint64_t second = history.add_grant(grant(2, 1100, 2100));
+  history.grant(second).ended_at = ms(1300);
+  const MutualExclusionResult mx = check_mutual_exclusion(hold_intervals(history, reach));
+  ASSERT_EQ(mx.verdict, Verdict::violated);
+  EXPECT_EQ(mx.violations.at(0).start, ms(1100));
+  EXPECT_EQ(mx.violations.at(0).end, ms(1300));
 }
 
 // An unbounded deadline (a TTL-only lock) is held until it ends.
@@ -134,6 +149,28 @@ TEST(Checkers, GivingUpWhileNobodyHoldsIsLivelock) {
   EXPECT_EQ(lv.verdict, Verdict::violated);
   EXPECT_EQ(lv.violations.size(), 3u);
   EXPECT_EQ(lv.violations[0].kind, "livelock");
+}
+
+// A client that gives up while a crashed holder's keys wait out their TTL is that wait (S24),
+// not a livelock; the same call after the crashed holder's deadline is one.
+TEST(Checkers, GivingUpDuringACrashedHoldersWaitIsNotLivelock) {
+  History history;
+  const uint64_t a = history.add_grant(grant(1, 0, 2000));
+  history.grant(a).ended_at = ms(500);
+  history.grant(a).end_reason = "crashed";
+  const auto during = history.begin_acquire(2, "lock", ms(1000));
+  history.end_acquire(during, ms(1600), false, 0, 4);
+  const auto waits = crashed_holder_waits(history, reach);
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0].start, ms(500));
+  EXPECT_EQ(waits[0].end, ms(2000));
+  const auto holds = hold_intervals(history, reach);
+  EXPECT_EQ(check_liveness(history, holds, ms(5000), std::nullopt, waits).verdict, Verdict::holds);
+  const auto after = history.begin_acquire(2, "lock", ms(2100));
+  history.end_acquire(after, ms(2700), false, 0, 4);
+  const auto lv = check_liveness(history, holds, ms(5000), std::nullopt, waits);
+  ASSERT_EQ(lv.violations.size(), 1u);
+  EXPECT_EQ(lv.violations[0].start, ms(2100));
 }
 
 // S24: the holder crashed; B waits about a TTL. Reported, and a violation only past the bound.

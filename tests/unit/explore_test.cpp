@@ -257,5 +257,48 @@ TEST(Matrix, ColumnsCoverEveryClassAndTheClockJumpCellViolates) {
   EXPECT_NE(cell.first_mx_seed, 0u);
 }
 
+// The standard workload has a critical section longer than the TTL, kept by extensions, so an
+// extension variant has something to get wrong: under client pauses, zoo-unconditional-extend
+// overwrites a newer holder's keys (MX) where its correct twin never does.
+TEST(Matrix, AnExtensionVariantDiffersFromItsTwinUnderPauses) {
+  const MatrixTopology topology{.multi_node = true, .params = {{"ttl_ms", "2000"}}};
+  const Scenario base = matrix_base("redlock", topology);
+  ASSERT_EQ(base.clients.size(), 5u);
+  const ClientSpec& extender = base.clients.back();
+  ASSERT_TRUE(extender.workload.has_value());
+  EXPECT_GT(extender.workload->work_ms, 2000);
+  EXPECT_GT(extender.workload->extend_every_ms, 0);
+  const MatrixColumn* pause = nullptr;
+  for (const MatrixColumn& column : matrix_columns()) {
+    if (column.name == "client-pause") pause = &column;
+  }
+  ASSERT_NE(pause, nullptr);
+  const MatrixCell twin = run_matrix_cell(base, "redlock", *pause, 40, testing::registry_factory());
+  const MatrixCell variant =
+      run_matrix_cell(matrix_base("zoo-unconditional-extend", topology), "zoo-unconditional-extend",
+                      *pause, 40, testing::registry_factory());
+  EXPECT_EQ(twin.mx_violations, 0u);
+  EXPECT_GT(variant.mx_violations, 0u);
+}
+
+// A lock that hands out fencing tokens runs against a register that checks them: the fenced
+// family's client-pause cell (RS 19 of 200 seeds with a register that ignored its tokens) holds.
+TEST(Matrix, FencedLocksRunAgainstARegisterThatChecksTheirTokens) {
+  const Scenario base = matrix_base("fenced", MatrixTopology{.multi_node = true,
+                                                             .counter = true,
+                                                             .fencing_tokens = true,
+                                                             .params = {{"ttl_ms", "2000"}}});
+  EXPECT_EQ(base.resource.fencing, FencingMode::fence_all);
+  EXPECT_EQ(base.resource.token_source, FencingTokenSource::lock);
+  const MatrixColumn* pause = nullptr;
+  for (const MatrixColumn& column : matrix_columns()) {
+    if (column.name == "client-pause") pause = &column;
+  }
+  ASSERT_NE(pause, nullptr);
+  const MatrixCell cell = run_matrix_cell(base, "fenced", *pause, 60, testing::registry_factory());
+  EXPECT_GT(cell.grants, 100u);
+  EXPECT_EQ(cell.rs_violations, 0u);
+}
+
 }  // namespace
 }  // namespace redlock_sim

@@ -222,6 +222,31 @@ TEST(RedlockFamily, ReturnAtQuorumDoesNotWaitForSlowNodes) {
 // ---------------------------------------------------------------- single instance
 
 // Acquire, extend (a reset from the extend's start) and release on one node.
+// The docs' replica-confirmed pattern: SET NX PX, then WAIT numreplicas timeout; too few acks
+// fail the acquisition and delete the key again, enough acks grant it.
+TEST(SingleInstanceFamily, WaitConfirmedNeedsTheReplicaAcks) {
+  for (const int64_t acks : {1, 2}) {
+    LockWorld world(1, 1);
+    world.nodes[0]->wait_acks = acks;
+    SingleInstanceOptions options = zoo::single_instance_reference();
+    options.wait_numreplicas = 2;
+    options.wait_timeout = Duration::from_ms(250);
+    SingleInstanceClient lock(world.client(), options);
+    Grant grant;
+    bool held = false;
+    world.run(0, [&]() -> Task<void> {
+      grant = co_await lock.acquire("k");
+      held = world.nodes[0]->has("k");
+    }());
+    EXPECT_EQ(grant.acquired, acks == 2) << acks;
+    EXPECT_EQ(held, acks == 2) << acks;
+    bool waited = false;
+    for (const Command& command : world.nodes[0]->log)
+      waited = waited || command == Command{"WAIT", "2", "250"};
+    EXPECT_TRUE(waited) << acks;
+  }
+}
+
 TEST(SingleInstanceFamily, AcquireExtendRelease) {
   LockWorld world(1, 1);
   SingleInstanceClient lock(world.client(), zoo::single_instance_reference());

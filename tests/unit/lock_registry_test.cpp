@@ -29,6 +29,15 @@ TEST(LockRegistry, ListsEveryFamilyProfileAndZooVariant) {
 }
 
 // Each entry builds with its defaults, and with each of its overrides set to a sane value.
+// The entries whose grants carry fencing tokens say so (the matrix checks their tokens).
+TEST(LockRegistry, FencedLocksDeclareTheirTokens) {
+  std::set<std::string> fenced;
+  for (const LockEntry& entry : lock_entries()) {
+    if (entry.fencing_tokens) fenced.insert(entry.name);
+  }
+  EXPECT_EQ(fenced, (std::set<std::string>{"fenced", "redisson-fencedlock"}));
+}
+
 TEST(LockRegistry, EveryEntryConstructsWithDefaultsAndOverrides) {
   LockWorld world(1);
   for (const LockEntry& e : lock_entries()) {
@@ -92,6 +101,22 @@ TEST(LockRegistry, OverridesOutOfRangeAreNamedErrors) {
 }
 
 // Overrides reach the algorithm: a 3-node Redlock with a 1 s TTL grants with a 1 s deadline.
+// The hash-lock family's WAIT timeout is a parameter: WAIT <replicas> <replica_wait_ms>.
+TEST(LockRegistry, HashLockWaitTimeoutIsAParameter) {
+  LockWorld world(1, 1);
+  world.nodes[0]->wait_acks = 2;
+  MadeLock made = make_lock("wait-acked-hash", world.client(), {{"replica_wait_ms", "50"}});
+  ASSERT_TRUE(made.client) << made.error;
+  Grant grant;
+  world.run(0, [&]() -> Task<void> { grant = co_await made.client->acquire("k"); }());
+  ASSERT_TRUE(grant.acquired);
+  bool waited = false;
+  for (const Command& command : world.nodes[0]->log) {
+    if (command.at(0) == "WAIT") waited = command == Command{"WAIT", "2", "50"};
+  }
+  EXPECT_TRUE(waited);
+}
+
 TEST(LockRegistry, OverridesReachTheAlgorithm) {
   LockWorld world(1, 3);
   MadeLock made =

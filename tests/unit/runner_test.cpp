@@ -59,6 +59,17 @@ TEST(Runner, ClocksOneBillionTimesSlowRunToTheDurationLimit) {
 }
 
 // A crash without persistence ends the node's keys at the crash.
+// expect.not_probes: a probe that fires fails the expectations, naming it and its count.
+TEST(Runner, AProbeExpectedNotToFireFailsWhenItFires) {
+  Scenario scenario =
+      parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/kleppmann-clock-jump.json");
+  scenario.expect.not_probes = {"clock_step", "failover"};
+  const ScenarioResult result = run_scenario(scenario, registry_factory());
+  EXPECT_FALSE(result.expectations_met);
+  EXPECT_EQ(result.expectation_failures,
+            (std::vector<std::string>{"probe clock_step: expected not to fire, count 1"}));
+}
+
 TEST(Runner, CrashEndsKeyLifetimes) {
   const ScenarioResult result = run_file("crash-restart-without-persistence");
   bool crashed = false;

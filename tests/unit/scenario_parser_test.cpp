@@ -34,7 +34,8 @@ const char* const valid = R"({
              {"kind": "hold_message", "at_ms": 0, "from": "A", "to": "register",
               "command": "WRITE", "until_ms": 90000}],
   "limits": {"duration_ms": 100000},
-  "expect": {"mutual_exclusion": "violated", "overlap": [2050, 9898], "probes": ["x"]}
+  "expect": {"mutual_exclusion": "violated", "overlap": [2050, 9898], "probes": ["pause"],
+             "not_probes": ["failover"]}
 })";
 
 std::string error_of(const std::string& text) {
@@ -86,6 +87,21 @@ TEST(ScenarioParser, TypicalMistakesGiveOneClearMessage) {
 }
 
 // Unknown fields, wrong enums, impossible values and dangling references are all caught.
+// expect.probes and expect.not_probes name probes the runner has: a misspelt one would silently
+// never fire (or never fail), so it is refused with the list.
+TEST(ScenarioParser, ProbesAreNamedFromTheRunnersList) {
+  const Scenario s = parse_scenario_text(valid, "s.json");
+  EXPECT_EQ(s.expect.probes, (std::vector<std::string>{"pause"}));
+  EXPECT_EQ(s.expect.not_probes, (std::vector<std::string>{"failover"}));
+  EXPECT_EQ(
+      error_of(with(valid, "\"not_probes\": [\"failover\"]", "\"not_probes\": [\"failovr\"]")),
+      "s.json: $.expect.not_probes[0]: unknown probe \"failovr\" (known: clock_rate, "
+      "clock_slew, clock_step, failover, key_lost_on_restart, pause)");
+  EXPECT_NE(error_of(with(valid, "\"probes\": [\"pause\"]", "\"probes\": [\"gc\"]"))
+                .find("$.expect.probes[0]: unknown probe \"gc\""),
+            std::string::npos);
+}
+
 TEST(ScenarioParser, RejectsWhatCannotBeRight) {
   EXPECT_NE(error_of(with(valid, "\"seed\": 7", "\"sed\": 7")).find("$.sed: unknown field"),
             std::string::npos);

@@ -26,5 +26,15 @@ TEST(ScenarioWriter, RoundTripsEveryScenarioFile) {
   EXPECT_GT(files, 20);
 }
 
+// A workload's extensions survive the writer (a shrunk or matrix counterexample keeps them).
+TEST(ScenarioWriter, KeepsTheWorkloadsExtensions) {
+  const Scenario original = parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) +
+                                                "/scenarios/workload-extends-past-the-ttl.json");
+  ASSERT_TRUE(original.clients.at(0).workload.has_value());
+  EXPECT_EQ(original.clients.at(0).workload->extend_every_ms, 700);
+  const Scenario reparsed = parse_scenario_text(write_scenario(original), "written");
+  EXPECT_EQ(reparsed.clients.at(0).workload->extend_every_ms, 700);
+}
+
 }  // namespace
 }  // namespace redlock_sim
