@@ -62,6 +62,11 @@ expect_line 1 "mutual exclusion holds for delta_ms <= $((drift + timeout + 1)), 
 # N3 has expired A's key when floor(b_deliver * (10^6 + ppm) / 10^6) > key_when.
 ppm=$(( ((key_when + 1 - b_deliver) * 1000000 + b_deliver - 1) / b_deliver ))
 expect_line 2 "mutual exclusion holds for rate_ppm <= $((ppm - 1)), violated from $ppm"
+# A writes at 20 as its pause starts and its write reaches the register 1 ms after it resumes;
+# B starts its increment at 10 110, its read reaching the register at 10 111. Once A's stale
+# write lands at or after B's read, B's write or A's is lost: P >= 10 110 - 20.
+a_write=20 b_increment=10110
+expect_line 3 "resource safety holds for duration_ms <= $((b_increment - a_write - 1)), violated from $((b_increment - a_write))"
 
 # Bad paths and ranges: exit 2, nothing on standard output, one message (and a hint).
 bad_cases=(
