@@ -1,6 +1,7 @@
 // `redlock-sim matrix`: every lock of the registry against every fault column, with violation
 // rates over N seeds, a shrunk counterexample per violated cell, and the check against the
 // public catalogue's verdicts. Prints a terminal table; writes Markdown and JSON on request.
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <boost/program_options.hpp>
@@ -295,20 +296,25 @@ int run_matrix(const std::vector<std::string>& arguments) {
     for (const MatrixColumn* column : columns)
       jobs.push_back(Job{&row, column, {}});
   }
-  const bool quiet = values.count("quiet") != 0;
+  // The progress line is for a person watching (like explore's): not in a log or a pipe.
+  const bool quiet = values.count("quiet") != 0 || isatty(STDERR_FILENO) == 0;
   run_jobs(jobs, seeds, jobs_count, quiet);
   if (!out_dir.empty()) write_counterexamples(jobs, out_dir, link_prefix, jobs_count);
 
-  // The terminal table.
-  std::printf("%-28s", "lock");
+  // The terminal table, with whole names: a column or row is as wide as its name needs.
+  int lock_width = 28;
+  for (const Row& row : rows)
+    lock_width = std::max(lock_width, static_cast<int>(row.name.size()));
+  std::printf("%-*s", lock_width, "lock");
   for (const MatrixColumn* c : columns)
-    std::printf(" %-10.10s", c->name.c_str());
+    std::printf(" %-*s", std::max(10, static_cast<int>(c->name.size())), c->name.c_str());
   std::printf("\n");
   std::size_t k = 0;
   for (const Row& row : rows) {
-    std::printf("%-28.28s", row.name.c_str());
+    std::printf("%-*s", lock_width, row.name.c_str());
     for (std::size_t c = 0; c < columns.size(); ++c) {
-      std::printf(" %-10s", cell_text(jobs[k++].cell, false).c_str());
+      std::printf(" %-*s", std::max(10, static_cast<int>(columns[c]->name.size())),
+                  cell_text(jobs[k++].cell, false).c_str());
     }
     std::printf("\n");
   }
