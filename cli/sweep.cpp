@@ -258,6 +258,33 @@ std::optional<std::string> remove_at_path(json& document, const JsonPath& path) 
   return std::nullopt;
 }
 
+namespace {
+std::optional<std::string> apply_settings(const std::vector<std::string>& sets,
+                                          const std::vector<std::string>& unsets, json& document,
+                                          std::vector<std::string>& settings) {
+  for (const std::string& text : sets) {
+    const std::size_t equals = text.find('=');
+    if (equals == std::string::npos) return "--set: expected PATH=VALUE, got '" + text + "'";
+    JsonPath path;
+    if (auto failed = parse_json_path(text.substr(0, equals), path)) return "--set: " + *failed;
+    json value = json::parse(text.substr(equals + 1), nullptr, false);
+    if (value.is_discarded()) {
+      return "--set: the value of '" + text + "' is not JSON (a number, or a quoted string)";
+    }
+    if (auto failed = set_at_path(document, path, value, false)) return "--set: " + *failed;
+    settings.push_back("set " + text);
+  }
+  for (const std::string& text : unsets) {
+    JsonPath path;
+    if (auto failed = parse_json_path(text, path)) return "--unset: " + *failed;
+    if (auto failed = remove_at_path(document, path)) return "--unset: " + *failed;
+    settings.push_back("unset " + text);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> parse_vary(const std::string& text, SweepAxis& axis, JsonPath& path) {
   const std::string usage = "expected PATH=FROM..TO[:STEP], got '" + text + "'";
   const std::size_t equals = text.rfind('=');
@@ -339,6 +366,52 @@ PointScenario scenario_at(const SweepSetup& setup, const std::vector<int64_t>& v
     out.error = error.what();
   }
   return out;
+}
+
+std::optional<std::string> configure_sweep(SweepSetup& setup,
+                                           const std::vector<std::string>& varies,
+                                           const std::vector<std::string>& sets,
+                                           const std::vector<std::string>& unsets) {
+  if (varies.empty()) return "sweep: give at least one --vary PATH=FROM..TO";
+  if (varies.size() > sweep_axes_max) return "sweep: --vary at most twice";
+  if (auto failed = apply_settings(sets, unsets, setup.document, setup.settings))
+    return "sweep: " + *failed;
+  for (const std::string& vary : varies) {
+    SweepAxis axis;
+    JsonPath path;
+    if (auto failed = parse_vary(vary, axis, path)) return "sweep: --vary: " + *failed;
+    for (const SweepAxis& other : setup.axes)
+      if (other.path == axis.path) return "sweep: --vary " + axis.path + " twice";
+    // A path that does not reach an integer field is the flag's mistake, whatever the value.
+    json probe = setup.document;
+    if (auto failed = set_at_path(probe, path, json(axis.from), true))
+      return "sweep: --vary: " + *failed;
+    setup.axes.push_back(axis);
+    setup.paths.push_back(path);
+  }
+  // Two fields with one name ($.clients[0].steps[1].at_ms, $.faults[0].at_ms) are told apart by
+  // their whole paths.
+  if (setup.axes.size() == 2 && setup.axes[0].name == setup.axes[1].name) {
+    for (SweepAxis& axis : setup.axes)
+      axis.name = axis.path;
+  }
+  std::size_t grid_size = 1;
+  for (const SweepAxis& axis : setup.axes)
+    grid_size *= axis_values(axis).size();
+  if (grid_size > sweep_grid_points_max) {
+    return "sweep: the grid has " + std::to_string(grid_size) + " points, more than " +
+           std::to_string(sweep_grid_points_max) + "; give a larger STEP";
+  }
+  // Every grid point must be a scenario the parser takes, before anything runs.
+  for (const std::vector<int64_t>& point : sweep_grid(setup.axes)) {
+    const PointScenario at = scenario_at(setup, point);
+    if (at.scenario) continue;
+    std::string where;
+    for (std::size_t a = 0; a < setup.axes.size(); ++a)
+      where += (a ? ", " : "") + setup.axes[a].name + "=" + std::to_string(point[a]);
+    return "sweep: at " + where + ": " + at.error;
+  }
+  return std::nullopt;
 }
 
 SweepResult run_sweep(const SweepSetup& setup) {

@@ -69,6 +69,14 @@ struct PointScenario {
 };
 PointScenario scenario_at(const SweepSetup& setup, const std::vector<int64_t>& values);
 
+// Applies --set/--unset (in that order) to setup.document, reads the --vary axes and checks that
+// every grid point is a scenario the parser takes. Returns the one message for the user
+// ("sweep: --vary: ..."), or nothing.
+std::optional<std::string> configure_sweep(SweepSetup& setup,
+                                           const std::vector<std::string>& varies,
+                                           const std::vector<std::string>& sets,
+                                           const std::vector<std::string>& unsets);
+
 // Runs the grid, then bisects every pair of neighbouring runs on a line of the grid whose
 // verdicts differ until they are one apart (or the run budget is spent). Deterministic: the
 // result depends on the setup only, not on `jobs`.

@@ -30,31 +30,6 @@ using nlohmann::json;
 constexpr std::size_t grid_reports_max = 200;
 constexpr std::size_t reports_max = 500;
 
-// --set PATH=JSON and --unset PATH, applied to the file in the order given.
-std::optional<std::string> apply_settings(const std::vector<std::string>& sets,
-                                          const std::vector<std::string>& unsets, json& document,
-                                          std::vector<std::string>& settings) {
-  for (const std::string& text : sets) {
-    const std::size_t equals = text.find('=');
-    if (equals == std::string::npos) return "--set: expected PATH=VALUE, got '" + text + "'";
-    JsonPath path;
-    if (auto failed = parse_json_path(text.substr(0, equals), path)) return "--set: " + *failed;
-    json value = json::parse(text.substr(equals + 1), nullptr, false);
-    if (value.is_discarded()) {
-      return "--set: the value of '" + text + "' is not JSON (a number, or a quoted string)";
-    }
-    if (auto failed = set_at_path(document, path, value, false)) return "--set: " + *failed;
-    settings.push_back("set " + text);
-  }
-  for (const std::string& text : unsets) {
-    JsonPath path;
-    if (auto failed = parse_json_path(text, path)) return "--unset: " + *failed;
-    if (auto failed = remove_at_path(document, path)) return "--unset: " + *failed;
-    settings.push_back("unset " + text);
-  }
-  return std::nullopt;
-}
-
 // "run_154" or "run_154_9847": a point's file name (without extension).
 std::string point_file_stem(const std::vector<int64_t>& values) {
   std::string out = "run";
@@ -119,11 +94,9 @@ bool write_point_reports(const SweepSetup& setup, SweepResult& result,
   return ok;
 }
 
-// The file's JSON, --set/--unset applied, and every grid point checked by the parser: a bad
-// PATH or range stops here with one message.
+// Reads the file's JSON and configures the sweep; a bad PATH or range stops here with one
+// message.
 std::optional<int> prepare(const po::variables_map& values, SweepSetup& setup) {
-  const std::vector<std::string> varies = values["vary"].as<std::vector<std::string>>();
-  if (varies.size() > sweep_axes_max) return bad_input("sweep: --vary at most twice");
   std::ifstream in(setup.file, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
@@ -133,43 +106,8 @@ std::optional<int> prepare(const po::variables_map& values, SweepSetup& setup) {
     return values.count(flag) ? values[flag].as<std::vector<std::string>>()
                               : std::vector<std::string>{};
   };
-  if (auto failed = apply_settings(list("set"), list("unset"), setup.document, setup.settings))
-    return bad_input("sweep: " + *failed);
-  for (const std::string& vary : varies) {
-    SweepAxis axis;
-    JsonPath path;
-    if (auto failed = parse_vary(vary, axis, path)) return bad_input("sweep: --vary: " + *failed);
-    for (const SweepAxis& other : setup.axes)
-      if (other.path == axis.path) return bad_input("sweep: --vary " + axis.path + " twice");
-    // A path that does not reach an integer field is the flag's mistake, whatever the value.
-    json probe = setup.document;
-    if (auto failed = set_at_path(probe, path, json(axis.from), true))
-      return bad_input("sweep: --vary: " + *failed);
-    setup.axes.push_back(axis);
-    setup.paths.push_back(path);
-  }
-  // Two fields with one name ($.clients[0].steps[1].at_ms, $.faults[0].at_ms) are told apart by
-  // their whole paths.
-  if (setup.axes.size() == 2 && setup.axes[0].name == setup.axes[1].name) {
-    for (SweepAxis& axis : setup.axes)
-      axis.name = axis.path;
-  }
-  std::size_t grid_size = 1;
-  for (const SweepAxis& axis : setup.axes)
-    grid_size *= axis_values(axis).size();
-  if (grid_size > sweep_grid_points_max) {
-    return bad_input("sweep: the grid has " + std::to_string(grid_size) + " points, more than " +
-                     std::to_string(sweep_grid_points_max) + "; give a larger STEP");
-  }
-  for (const std::vector<int64_t>& point : sweep_grid(setup.axes)) {
-    const PointScenario at = scenario_at(setup, point);
-    if (at.scenario) continue;
-    std::string where;
-    for (std::size_t a = 0; a < setup.axes.size(); ++a)
-      where += (a ? ", " : "") + setup.axes[a].name + "=" + std::to_string(point[a]);
-    std::fprintf(stderr, "redlock-sim: sweep: at %s: %s\n", where.c_str(), at.error.c_str());
-    return exit_bad_input;
-  }
+  if (auto failed = configure_sweep(setup, list("vary"), list("set"), list("unset")))
+    return bad_input(*failed);
   return std::nullopt;
 }
 
