@@ -3,7 +3,8 @@
 # thresholds it prints equal the formulas derived by hand (docs/sweep.md); its terminal output
 # equals tests/golden/sweep.txt; bad paths and ranges exit 2 with one message; the HTML page and
 # the JSON are the same bytes run twice and whatever --jobs, and every link on the page opens a
-# file that exists. Runs from SOURCE_DIR so paths in the output are the same everywhere.
+# file that exists; `serve` refuses bad flags and files with exit 2 too. Runs from SOURCE_DIR
+# so paths in the output are the same everywhere.
 # REDLOCK_UPDATE_GOLDEN=1 rewrites the golden file instead of comparing.
 set -uo pipefail
 set -f  # the cases hold JSON paths like $.faults[2]: no globbing
@@ -89,6 +90,10 @@ bad_cases=(
   "sweep $jump --vary \$.faults[2].delta_ms=0..10 --jobs 0"
   "sweep $jump --vary \$.faults[2].delta_ms=0..10 --html no-such-folder/sweep.html"
   "sweep no-such-file.json --vary \$.faults[2].delta_ms=0..10"
+  # serve's flags and files are refused the same way, before it listens.
+  "serve --port 70000"
+  "serve no-such-file.json"
+  "serve tests/golden/bad_scenarios/ttl-zero.json"
 )
 for c in "${bad_cases[@]}"; do
   read -ra args <<<"$c"
