@@ -237,6 +237,9 @@ std::string step_panel(const html::Model& model) {
          std::to_string(model.steps.empty() ? 0 : model.steps.size() - 1) +
          "\" value=\"0\" aria-label=\"step through the run\">"
          "<button id=\"step-next\" type=\"button\">next ▶</button>"
+         "<button id=\"step-play\" type=\"button\">▶ play</button>"
+         "<button id=\"presenter\" type=\"button\" title=\"large type for a projector (key p)\">"
+         "presenter mode</button>"
          "<span id=\"step-text\" class=\"step-text\">Step through the run: each process's state "
          "at the cursor appears here.</span></div><table id=\"state\" class=\"state\"><thead>"
          "<tr><th>process</th><th>its wall clock</th><th>its monotonic clock</th><th>state at "

@@ -1,7 +1,8 @@
 // Proves that the HTML reports work in a real browser: four scenarios' reports open in headless
 // Debian chromium without console errors, draw the right number of lanes, hold bars, key-lifetime
 // bars, fault marks and violation highlights (counted independently from the --trace export),
-// answer hover and step-through, and are saved as screenshots.
+// answer hover and step-through, keys, autoplay, #step=N links and presenter mode, and are saved
+// as screenshots.
 //
 // Usage: node report_test.js REDLOCK_SIM SOURCE_DIR OUT_DIR
 'use strict';
@@ -21,8 +22,10 @@ const cases = [
     overlaps: 1, staleAccepted: 0, staleRejected: 0, bothHoldAtUs: 3000000 },
   { scenario: 'kleppmann-clock-jump-fenced', marks: { 'clock-step': 1 }, partitions: 6, pauses: 0,
     overlaps: 1, staleAccepted: 0, staleRejected: 1, bothHoldAtUs: 3000000 },
+  // At 12 s A is paused and its validity ran out at 9898 ms: the state says so.
   { scenario: 'gc-pause-after-acquire', marks: {}, partitions: 0, pauses: 1,
-    overlaps: 0, staleAccepted: 1, staleRejected: 0, bothHoldAtUs: null },
+    overlaps: 0, staleAccepted: 1, staleRejected: 0, bothHoldAtUs: null,
+    lapsedWhilePaused: { atUs: 12000000, client: 'A', endMs: '9898' } },
   // Its first step (A's acquisition at 1 ms) lies long before the window of the violation (15 s):
   // the page must still open on the violation.
   { scenario: 'pause-during-acquisition-no-elapsed-check', marks: {}, partitions: 0, pauses: 1,
@@ -114,6 +117,55 @@ async function checkInteraction(page, c, trace) {
   await page.click('#zoom-window');
 }
 
+// For a teacher: the step-through reaches every hold's end (the end of an overlap), keys and
+// autoplay move it, the address links to a step (#step=N) and to presenter mode, presenter mode
+// enlarges the type, and a paused holder's state says what happened to it.
+async function checkPresenting(page, c, html, context) {
+  const reach = await page.evaluate(() => {
+    const data = JSON.parse(document.getElementById('report-data').textContent);
+    const steps = window.redlockReport.steps;
+    return data.holds.filter((h) => h[3] < data.run_end)
+      .filter((h) => !steps.some((s) => s[1] === h[0] && s[0] === h[3])).length;
+  });
+  assert.strictEqual(reach, 0, 'a step at every hold end');
+  await page.click('#chart-wrap', { position: { x: 5, y: 5 } });
+  await page.keyboard.press('Home');
+  assert.strictEqual(await page.inputValue('#step-slider'), '0', 'Home goes to the first step');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.strictEqual(await page.inputValue('#step-slider'), '2', 'arrows step');
+  assert.strictEqual(await page.evaluate(() => location.hash), '#step=3', 'the address links the step');
+  await page.keyboard.press('End');
+  const last = Number(await page.inputValue('#step-slider'));
+  assert.strictEqual(last, Number(await page.getAttribute('#step-slider', 'max')), 'End: the last step');
+  await page.keyboard.press('Home');
+  await page.click('#step-play');
+  await page.waitForFunction(() => Number(document.getElementById('step-slider').value) >= 1,
+    null, { timeout: 5000 });
+  await page.click('#step-play');
+  assert.strictEqual(await page.textContent('#step-play'), '▶ play', 'autoplay stops');
+  const small = await page.$eval('#step-text', (e) => parseFloat(getComputedStyle(e).fontSize));
+  await page.click('#presenter');
+  const large = await page.$eval('#step-text', (e) => parseFloat(getComputedStyle(e).fontSize));
+  assert.ok(large >= 20 && large > small, 'presenter mode enlarges the type: ' + small + ' -> ' + large);
+  assert.match(await page.evaluate(() => location.hash), /&presenter$/, 'the address keeps presenter mode');
+  await page.click('#presenter');
+  // A link to step 4 in presenter mode opens there.
+  const linked = await context.newPage();
+  await linked.goto('file://' + html + '#step=4&presenter');
+  assert.strictEqual(await linked.inputValue('#step-slider'), '3', '#step=4 opens on step 4');
+  assert.match(await linked.textContent('#step-text'), /^Step 4 of/);
+  assert.ok(await linked.evaluate(() => document.body.classList.contains('presenter')), 'presenter link');
+  await linked.close();
+  if (c.lapsedWhilePaused) {
+    const l = c.lapsedWhilePaused;
+    await page.evaluate((t) => window.redlockReport.goToTime(t), l.atUs);
+    const row = await page.locator('#state tbody tr', { hasText: l.client }).first().textContent();
+    assert.ok(row.includes('ran out at ' + l.endMs + ' ms by its own clock; paused, it cannot notice'),
+      'a paused holder\'s state: ' + row);
+  }
+}
+
 (async () => {
   const started = Date.now();
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'redlock-browser-'));
@@ -139,6 +191,7 @@ async function checkInteraction(page, c, trace) {
         await checkStructure(page, c, trace);
         await page.screenshot({ path: path.join(outDir, c.scenario + '.png'), fullPage: true });
         await checkInteraction(page, c, trace);
+        await checkPresenting(page, c, html, context);
         await page.screenshot({ path: path.join(outDir, c.scenario + '.stepped.png'), fullPage: true });
         assert.deepStrictEqual(errors, [], 'no console errors');
         console.log('ok   ' + c.scenario);
