@@ -103,7 +103,51 @@
     if (!labelWidths.has(text)) labelWidths.set(text, text.getComputedTextLength());
     const fits = text.classList.contains('partition-label') || text.classList.contains('violation-label') ||
       Math.min(xOf(b), plotRight) - left >= labelWidths.get(text);
-    if (fits) text.removeAttribute('visibility'); else text.setAttribute('visibility', 'hidden');
+    // A hold too short to carry its name (a few pixels, drawn at the minimum width) is named just
+    // after its end instead; the declutter pass below hides it if it would cover another label.
+    const bar = text.previousElementSibling;
+    const shortHold = !fits && bar && bar.classList.contains('hold-bar');
+    text.classList.toggle('outside', shortHold);
+    if (shortHold) text.setAttribute('x', fixed(Math.max(xOf(b), xOf(a) + 3, plotLeft) + 3));
+    if (fits || shortHold) text.removeAttribute('visibility'); else text.setAttribute('visibility', 'hidden');
+  }
+
+  // No label is clipped or covers another: a label running past the plot's right edge is moved
+  // left to end there, and a label that would overlap one drawn before it (in document order:
+  // lanes, then bars, then marks) is hidden; its words stay in the hover text of its element.
+  function declutter() {
+    const svgBox = chart.getBoundingClientRect();
+    const plotBox = { left: svgBox.left + plotLeft * svgBox.width / chart.viewBox.baseVal.width,
+                      right: svgBox.left + plotRight * svgBox.width / chart.viewBox.baseVal.width };
+    const placed = new Map();  // rows of 8 px -> boxes already shown there
+    const texts = chart.querySelectorAll('text');
+    for (const text of texts) {
+      if (text.getAttribute('visibility') === 'hidden' || !text.textContent.trim()) continue;
+      const inPlot = text.closest('#plot') !== null;
+      let box = text.getBoundingClientRect();
+      const right = inPlot ? plotBox.right : svgBox.right;
+      if (box.right > right - 1 && box.width < right - (inPlot ? plotBox.left : svgBox.left)) {
+        const shift = (box.right - right + 2) * chart.viewBox.baseVal.width / svgBox.width;
+        text.setAttribute('x', fixed(Number(text.getAttribute('x')) - shift));
+        const backing = text.previousElementSibling;
+        if (backing && backing.classList.contains('highlight-box')) {
+          backing.setAttribute('x', fixed(Number(backing.getAttribute('x')) - shift));
+        }
+        box = text.getBoundingClientRect();
+      }
+      const rows = [];
+      for (let r = Math.floor(box.top / 8) - 2; r <= Math.floor(box.bottom / 8) + 1; r++) rows.push(r);
+      const covers = rows.some(function (r) {
+        return (placed.get(r) || []).some(function (o) {
+          return Math.min(o.right, box.right) - Math.max(o.left, box.left) > 0.5 &&
+                 Math.min(o.bottom, box.bottom) - Math.max(o.top, box.top) > 0.5;
+        });
+      });
+      if (covers) { text.setAttribute('visibility', 'hidden'); continue; }
+      const row = Math.floor(box.top / 8);
+      if (!placed.has(row)) placed.set(row, []);
+      placed.get(row).push(box);
+    }
   }
   function layout() {
     drawAxis();
@@ -128,6 +172,20 @@
         el.setAttribute('transform', 'translate(' + fixed(xOf(a)) + ',0)');
       }
     });
+    // Labels inside translated groups (resource operations, highlights) are placed by their
+    // group; they start from their drawn position at each layout.
+    chart.querySelectorAll('#plot g[data-a] > text').forEach(function (text) {
+      if (!text.hasAttribute('x')) return;
+      if (!text.dataset.x) text.dataset.x = text.getAttribute('x');
+      text.setAttribute('x', text.dataset.x);
+      text.removeAttribute('visibility');
+      const backing = text.previousElementSibling;
+      if (backing && backing.classList.contains('highlight-box')) {
+        if (!backing.dataset.x) backing.dataset.x = backing.getAttribute('x');
+        backing.setAttribute('x', backing.dataset.x);
+      }
+    });
+    declutter();
     drawOffsets();
     placeCursor();
   }

@@ -77,7 +77,42 @@ async function checkStructure(page, c, trace) {
   assert.ok(story.length > 80, 'a story paragraph');
 }
 
+// No label is clipped (by the chart, or by the plot's clip for labels inside it) and no two
+// shown labels overlap, checked on the boxes the browser laid out.
+async function checkLabelsClear(page, when) {
+  const problems = await page.evaluate(() => {
+    const svg = document.getElementById('chart');
+    const s = svg.getBoundingClientRect();
+    const scale = s.width / svg.viewBox.baseVal.width;
+    const data = JSON.parse(document.getElementById('report-data').textContent);
+    const plot = { left: s.left + data.plot[0] * scale, right: s.left + data.plot[1] * scale };
+    const shown = [...svg.querySelectorAll('text')].filter((t) => t.textContent.trim() &&
+      getComputedStyle(t).visibility !== 'hidden' && getComputedStyle(t).display !== 'none' &&
+      !t.closest('[visibility="hidden"]'));
+    const out = [];
+    const boxes = shown.map((t) => ({ t, b: t.getBoundingClientRect(), inPlot: !!t.closest('#plot') }));
+    for (const { t, b, inPlot } of boxes) {
+      const left = inPlot ? plot.left : s.left;
+      const right = inPlot ? plot.right : s.right;
+      if (b.left < left - 0.5 || b.right > right + 0.5 || b.top < s.top - 0.5 || b.bottom > s.bottom + 0.5)
+        out.push('clipped: ' + t.textContent);
+    }
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i].b;
+        const b = boxes[j].b;
+        if (Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1 &&
+            Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1)
+          out.push('overlap: "' + boxes[i].t.textContent + '" and "' + boxes[j].t.textContent + '"');
+      }
+    }
+    return out;
+  });
+  assert.deepStrictEqual(problems, [], 'labels clear ' + when);
+}
+
 async function checkInteraction(page, c, trace) {
+  await checkLabelsClear(page, 'as opened');
   // The page opens on the interesting window (the violation), whatever the first step's time.
   const opened = await page.evaluate(() =>
     [window.redlockReport.view.start, window.redlockReport.view.end, window.redlockReport.openingWindow]);
@@ -114,7 +149,9 @@ async function checkInteraction(page, c, trace) {
   await page.click('#zoom-all');
   const ticksAll = await page.locator('#axis text.tick').allTextContents();
   assert.notDeepStrictEqual(ticksAll, ticksBefore, 'zoom redraws the axis');
+  await checkLabelsClear(page, 'on the whole run');
   await page.click('#zoom-window');
+  await checkLabelsClear(page, 'back on the window');
 }
 
 // For a teacher: the step-through reaches every hold's end (the end of an overlap), keys and
@@ -146,6 +183,7 @@ async function checkPresenting(page, c, html, context) {
   assert.strictEqual(await page.textContent('#step-play'), '▶ play', 'autoplay stops');
   const small = await page.$eval('#step-text', (e) => parseFloat(getComputedStyle(e).fontSize));
   await page.click('#presenter');
+  await checkLabelsClear(page, 'in presenter mode');
   const large = await page.$eval('#step-text', (e) => parseFloat(getComputedStyle(e).fontSize));
   assert.ok(large >= 20 && large > small, 'presenter mode enlarges the type: ' + small + ' -> ' + large);
   assert.match(await page.evaluate(() => location.hash), /&presenter$/, 'the address keeps presenter mode');
