@@ -212,12 +212,20 @@
     });
   }
 
+  // How far the view may reach: the run's end, or a longer run's on a comparison page.
+  let extent = data.run_end;
   function zoomTo(start, end) {
     const minimum = 1000;
     if (end - start < minimum) { const c = (start + end) / 2; start = c - minimum / 2; end = c + minimum / 2; }
+    const startBefore = view.start;
+    const endBefore = view.end;
     view.start = Math.max(Math.round(start), 0);
-    view.end = Math.round(Math.min(end, data.run_end * 1.02 + 1000));
+    view.end = Math.round(Math.min(end, extent * 1.02 + 1000));
     layout();
+    // A comparison page keeps two reports on one time axis by listening to this.
+    if (view.start !== startBefore || view.end !== endBefore) {
+      window.dispatchEvent(new CustomEvent('redlock-view', { detail: { start: view.start, end: view.end } }));
+    }
   }
   function zoomBy(factor) {
     const centre = (view.start + view.end) / 2;
@@ -225,7 +233,7 @@
     zoomTo(centre - half, centre + half);
   }
   document.getElementById('zoom-window').addEventListener('click', function () { zoomTo(data.window[0], data.window[1]); });
-  document.getElementById('zoom-all').addEventListener('click', function () { zoomTo(0, data.run_end); });
+  document.getElementById('zoom-all').addEventListener('click', function () { zoomTo(0, extent); });
   document.getElementById('zoom-in').addEventListener('click', function () { zoomBy(0.5); });
   document.getElementById('zoom-out').addEventListener('click', function () { zoomBy(2); });
 
@@ -477,7 +485,8 @@
 
   // Exposed for the browser test and for people poking at the page from the console.
   window.redlockReport = { goToStep: goToStep, goToTime: goToTime, zoomTo: zoomTo, view: view,
-                           openingWindow: data.window, steps: data.steps };
+                           openingWindow: data.window, steps: data.steps,
+                           extendTo: function (t) { extent = Math.max(extent, t); } };
   applyMessageFilter();
   layout();
   // The page opens on the interesting window, with the cursor on its first step (a cursor on the

@@ -204,6 +204,42 @@ async function checkPresenting(page, c, html, context) {
   }
 }
 
+// The comparison page: both reports on one time axis (the span covering both opening windows),
+// and a zoom in one moves the other; the same runs give the same bytes.
+async function checkComparison(context) {
+  const html = path.join(outDir, 'compare.html');
+  const args = ['compare', path.join(sourceDir, 'scenarios', 'kleppmann-clock-jump.json'),
+    path.join(sourceDir, 'scenarios', 'gc-pause-after-acquire.json'), '--html'];
+  execFileSync(redlockSim, args.concat([html]), { stdio: 'pipe' });
+  execFileSync(redlockSim, args.concat([html + '.again']), { stdio: 'pipe' });
+  assert.ok(fs.readFileSync(html).equals(fs.readFileSync(html + '.again')), 'same bytes twice');
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto('file://' + html);
+  await page.waitForSelector('body[data-ready="yes"]', { timeout: 20000 });
+  const views = () => page.evaluate(() => ['run-a', 'run-b'].map((id) => {
+    const r = document.getElementById(id).contentWindow.redlockReport;
+    return [r.view.start, r.view.end];
+  }));
+  const windows = await page.evaluate(() => ['run-a', 'run-b'].map((id) =>
+    document.getElementById(id).contentWindow.redlockReport.openingWindow));
+  const opened = await views();
+  assert.deepStrictEqual(opened[0], opened[1], 'one time axis');
+  assert.deepStrictEqual(opened[0], [Math.min(windows[0][0], windows[1][0]),
+    Math.max(windows[0][1], windows[1][1])], 'the span of both opening windows');
+  await page.frameLocator('#run-a').locator('#zoom-in').click();
+  const zoomed = await views();
+  assert.notDeepStrictEqual(zoomed[0], opened[0], 'the zoom moved run A');
+  assert.deepStrictEqual(zoomed[1], zoomed[0], 'run B follows run A');
+  await page.frameLocator('#run-b').locator('#zoom-all').click();
+  const all = await views();
+  assert.deepStrictEqual(all[0], all[1], 'run A follows run B');
+  assert.deepStrictEqual(errors, [], 'no page errors');
+  await page.screenshot({ path: path.join(outDir, 'compare.png'), fullPage: false });
+  await page.close();
+}
+
 (async () => {
   const started = Date.now();
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'redlock-browser-'));
@@ -238,6 +274,13 @@ async function checkPresenting(page, c, html, context) {
         console.log('FAIL ' + c.scenario + ': ' + error.message);
       }
       await page.close();
+    }
+    try {
+      await checkComparison(context);
+      console.log('ok   compare');
+    } catch (error) {
+      failed = true;
+      console.log('FAIL compare: ' + error.message);
     }
   } finally {
     await context.close();
