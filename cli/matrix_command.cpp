@@ -20,6 +20,9 @@
 #include "cli/options.hpp"
 #include "cli/real_wiring.hpp"
 #include "lock_impls/registry.hpp"
+#include "reports/html_report.hpp"
+#include "reports/result_json.hpp"
+#include "reports/text_report.hpp"
 #include "scenarios/parser.hpp"
 #include "scenarios/writer.hpp"
 #include "sim/explore/matrix.hpp"
@@ -111,8 +114,20 @@ void write_counterexamples(std::vector<Job>& jobs, const std::string& dir,
       shrunk.scenario.description = "Shrunk by redlock-sim matrix: " + job.row->name + " under " +
                                     job.column->description + ", seed " + std::to_string(seed) +
                                     ".";
-      std::ofstream(std::filesystem::path(dir) / file) << write_scenario(shrunk.scenario);
+      const std::filesystem::path path = std::filesystem::path(dir) / file;
+      std::ofstream(path) << write_scenario(shrunk.scenario);
       job.cell.counterexample = link_prefix + file;
+      // Beside it, what `redlock-sim run` shows for it, as explore writes for a finding: the
+      // JSON result, the story and the HTML report (whose reproduce line names this file).
+      shrunk.scenario.source = path.string();
+      const std::string stem = (std::filesystem::path(dir) / path.stem()).string();
+      const ScenarioResult run = run_scenario(shrunk.scenario, factory);
+      std::ofstream(stem + ".result.json") << result_json_text(run);
+      std::ofstream(stem + ".txt")
+          << summary_text(run, shrunk.scenario.description, "redlock-sim run " + path.string());
+      const ScenarioResult pictured =
+          run_scenario(shrunk.scenario, factory, RunOptions{.message_log_max = 200'000});
+      std::ofstream(stem + ".html") << html_report(pictured, shrunk.scenario);
     }
   };
   std::vector<std::thread> pool;

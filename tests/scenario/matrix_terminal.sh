@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `redlock-sim matrix` for a person and for a log: the terminal table shows whole column and lock
 # names, and the progress line appears on a terminal (a real pseudo-terminal here) but not when
-# standard error is a file, as with explore.
+# standard error is a file, as with explore; --out writes each violated cell's scenario, result,
+# story and HTML report.
 set -u
 cli=${1:?usage: matrix_terminal.sh CLI OUT_DIR}
 out=${2:?}
@@ -33,6 +34,16 @@ os.waitpid(pid, 0)
 sys.stdout.write(out.decode(errors="replace"))
 PY
 grep -q 'cells 4/4' "$out/tty.txt" || fail "no progress line at a terminal"
+# --out: beside each violated cell's shrunk scenario, what `run` shows for it (as explore writes).
+"$cli" matrix --seeds 20 --locks zoo-plain-del-release --columns node-pause --quiet \
+  --out "$out/cells" >/dev/null 2>&1
+cell="$out/cells/zoo-plain-del-release__node-pause"
+for ext in json result.json txt html; do
+  [[ -s "$cell.$ext" ]] || fail "matrix --out wrote no $cell.$ext"
+done
+grep -q '"mutual_exclusion": "violated"' "$cell.result.json" || fail "the cell's result is not its violation"
+grep -q "redlock-sim run $cell.json" "$cell.txt" || fail "the cell's story names no reproduce line"
+"$cli" run "$cell.json" >/dev/null 2>&1 || fail "the cell's scenario does not reproduce"
 cat "$out/table.txt"
 [[ $failures -eq 0 ]] && echo "matrix: whole names; progress at a terminal only"
 [[ $failures -eq 0 ]]
