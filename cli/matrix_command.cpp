@@ -306,6 +306,13 @@ int run_matrix(const std::vector<std::string>& arguments) {
   if (!out_dir.empty()) {
     if (auto failed = prepare_out_dir("matrix", out_dir)) return *failed;
   }
+  // Links in the Markdown lead from the Markdown file's folder to --out, wherever each is.
+  if (!values.count("link-prefix") && !out_dir.empty() && !markdown_path.empty()) {
+    std::filesystem::path from = std::filesystem::path(markdown_path).parent_path();
+    if (from.empty()) from = ".";
+    const std::string relative = std::filesystem::relative(out_dir, from).generic_string();
+    link_prefix = relative.empty() || relative == "." ? "" : relative + "/";
+  }
   std::vector<Job> jobs;
   for (const Row& row : rows) {
     for (const MatrixColumn* column : columns)

@@ -3,8 +3,8 @@
 # thresholds it prints equal the formulas derived by hand (docs/sweep.md); its terminal output
 # equals tests/golden/sweep.txt; bad paths and ranges exit 2 with one message; the HTML page and
 # the JSON are the same bytes run twice and whatever --jobs, and every link on the page opens a
-# file that exists; `serve` refuses bad flags and files with exit 2 too. Runs from SOURCE_DIR
-# so paths in the output are the same everywhere.
+# file that exists; `serve` and `compare` refuse bad flags and files with exit 2 too. Runs from
+# SOURCE_DIR so paths in the output are the same everywhere.
 # REDLOCK_UPDATE_GOLDEN=1 rewrites the golden file instead of comparing.
 set -uo pipefail
 set -f  # the cases hold JSON paths like $.faults[2]: no globbing
@@ -94,6 +94,11 @@ bad_cases=(
   "serve --port 70000"
   "serve no-such-file.json"
   "serve tests/golden/bad_scenarios/ttl-zero.json"
+  # and compare's.
+  "compare $jump"
+  "compare $jump $rate $pause"
+  "compare $jump no-such-file.json"
+  "compare $jump $rate --html no-such-folder/both.html"
 )
 for c in "${bad_cases[@]}"; do
   read -ra args <<<"$c"

@@ -2,7 +2,7 @@
 # `redlock-sim matrix` for a person and for a log: the terminal table shows whole column and lock
 # names, and the progress line appears on a terminal (a real pseudo-terminal here) but not when
 # standard error is a file, as with explore; --out writes each violated cell's scenario, result,
-# story and HTML report.
+# story and HTML report, and the Markdown's links to them work from where the Markdown is.
 set -u
 cli=${1:?usage: matrix_terminal.sh CLI OUT_DIR}
 out=${2:?}
@@ -44,6 +44,12 @@ done
 grep -q '"mutual_exclusion": "violated"' "$cell.result.json" || fail "the cell's result is not its violation"
 grep -q "redlock-sim run $cell.json" "$cell.txt" || fail "the cell's story names no reproduce line"
 "$cli" run "$cell.json" >/dev/null 2>&1 || fail "the cell's scenario does not reproduce"
+# Markdown links lead from the Markdown's folder to --out, wherever each is written.
+mkdir -p "$out/md"
+"$cli" matrix --seeds 20 --locks zoo-plain-del-release --columns node-pause --quiet \
+  --out "$out/cells2" --markdown "$out/md/matrix.md" >/dev/null 2>&1
+link=$(grep -o '](\.\./cells2/[^)]*)' "$out/md/matrix.md" | head -1 | sed 's/^](//; s/)$//')
+[[ -n "$link" && -f "$out/md/$link" ]] || fail "the Markdown's link '$link' does not lead to the cell"
 cat "$out/table.txt"
 [[ $failures -eq 0 ]] && echo "matrix: whole names; progress at a terminal only"
 [[ $failures -eq 0 ]]
