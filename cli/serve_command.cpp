@@ -196,9 +196,8 @@ int run_serve(const std::vector<std::string>& arguments) {
     response.set_content(playground_page, "text/html; charset=utf-8");
   });
   // Browsers ask for an icon: nothing, rather than a 404 in the console.
-  server.Get("/favicon.ico", [](const httplib::Request&, httplib::Response& response) {
-    response.status = 204;
-  });
+  server.Get("/favicon.ico",
+             [](const httplib::Request&, httplib::Response& response) { response.status = 204; });
   server.Get("/api/scenarios", [&](const httplib::Request&, httplib::Response& response) {
     json list = json::array();
     for (const Offered& o : *offered)
