@@ -61,7 +61,7 @@ int run_compare(const std::vector<std::string>& arguments) {
   const CompareSide side_a{&a, &*scenarios[0], files[0]};
   const CompareSide side_b{&b, &*scenarios[1], files[1]};
   if (values.count("html") &&
-      !write_file(values["html"].as<std::string>(), compare_html(side_a, side_b))) {
+      !write_file(values["html"].as<std::string>(), compare_html(side_a, side_b, program_name()))) {
     std::fprintf(stderr, "redlock-sim: compare: cannot write %s\n",
                  values["html"].as<std::string>().c_str());
     return exit_bad_input;

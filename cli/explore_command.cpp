@@ -441,7 +441,7 @@ int run_explore(const std::vector<std::string>& arguments) {
     }
     const std::string stem = "finding-" + std::to_string(i + 1) + "-" + f.checker;
     const std::filesystem::path path = std::filesystem::path(out_dir) / (stem + ".json");
-    const std::string command = "redlock-sim run " + path.string();
+    const std::string command = program_name() + " run " + path.string();
     entry["shrunk"] = {
         {"runs", s.shrunk.runs},
         {"minimal", s.shrunk.minimal},
@@ -465,7 +465,7 @@ int run_explore(const std::vector<std::string>& arguments) {
     const ScenarioResult pictured =
         run_scenario(scenario, factory, RunOptions{.message_log_max = 200'000});
     written = written && write_text(std::filesystem::path(out_dir) / (stem + ".html"),
-                                    html_report(pictured, scenario));
+                                    html_report(pictured, scenario, {.program = program_name()}));
     if (!written) {
       std::fprintf(stderr, "redlock-sim: cannot write to %s\n", out_dir.c_str());
       return exit_bad_input;

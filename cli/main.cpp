@@ -38,6 +38,33 @@ Registrar::Registrar(Command command) {
   registry().push_back(command);
 }
 
+namespace {
+std::string& program_name_storage() {
+  static std::string name = "redlock-sim";
+  return name;
+}
+}  // namespace
+
+const std::string& program_name() {
+  return program_name_storage();
+}
+
+void set_program_name(const char* argv0) {
+  const std::string given = argv0 == nullptr ? "" : argv0;
+  if (given.find('/') == std::string::npos) return;
+  const bool plain = given.find_first_not_of(
+                         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                         "0123456789_./+-") == std::string::npos;
+  if (plain) {
+    program_name_storage() = given;
+    return;
+  }
+  std::string quoted = "'";
+  for (char c : given)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  program_name_storage() = quoted + "'";
+}
+
 int bad_input(const std::string& message) {
   std::fprintf(stderr, "redlock-sim: %s\n(try 'redlock-sim --help')\n", message.c_str());
   return exit_bad_input;
@@ -47,6 +74,7 @@ int bad_input(const std::string& message) {
 
 int main(int argc, char** argv) {
   using namespace redlock_sim::cli;
+  set_program_name(argc > 0 ? argv[0] : nullptr);
   std::vector<std::string> arguments(argv + 1, argv + argc);
   if (arguments.empty() || arguments[0] == "--help" || arguments[0] == "-h" ||
       arguments[0] == "help") {

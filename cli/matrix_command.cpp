@@ -123,11 +123,12 @@ void write_counterexamples(std::vector<Job>& jobs, const std::string& dir,
       const std::string stem = (std::filesystem::path(dir) / path.stem()).string();
       const ScenarioResult run = run_scenario(shrunk.scenario, factory);
       std::ofstream(stem + ".result.json") << result_json_text(run);
-      std::ofstream(stem + ".txt")
-          << summary_text(run, shrunk.scenario.description, "redlock-sim run " + path.string());
+      std::ofstream(stem + ".txt") << summary_text(run, shrunk.scenario.description,
+                                                   program_name() + " run " + path.string());
       const ScenarioResult pictured =
           run_scenario(shrunk.scenario, factory, RunOptions{.message_log_max = 200'000});
-      std::ofstream(stem + ".html") << html_report(pictured, shrunk.scenario);
+      std::ofstream(stem + ".html")
+          << html_report(pictured, shrunk.scenario, {.program = program_name()});
     }
   };
   std::vector<std::thread> pool;

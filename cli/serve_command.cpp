@@ -111,7 +111,7 @@ void handle_run(const httplib::Request& request, httplib::Response& response) {
   RunOptions options{.message_log_max = 200'000};
   const ScenarioResult result = run_scenario(scenario, registry_lock_factory(), options);
   const std::string command =
-      "redlock-sim run " + source + " --seed " + std::to_string(result.seed);
+      program_name() + " run " + source + " --seed " + std::to_string(result.seed);
   reply_json(response, {{"ok", true},
                         {"verdicts",
                          {{"mutual_exclusion", verdict_name(result.mutual_exclusion)},
@@ -120,7 +120,7 @@ void handle_run(const httplib::Request& request, httplib::Response& response) {
                         {"expectations_met", result.expectations_met},
                         {"warnings", warnings},
                         {"summary", summary_text(result, scenario.description, command)},
-                        {"report", html_report(result, scenario)}});
+                        {"report", html_report(result, scenario, {.program = program_name()})}});
 }
 
 void handle_sweep(const httplib::Request& request, httplib::Response& response) {

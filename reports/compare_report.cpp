@@ -89,7 +89,7 @@ std::string compare_text(const CompareSide& a, const CompareSide& b) {
   return out;
 }
 
-std::string compare_html(const CompareSide& a, const CompareSide& b) {
+std::string compare_html(const CompareSide& a, const CompareSide& b, const std::string& program) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>redlock-sim: " +
       attribute_escape(a.label) + " vs " + attribute_escape(b.label) +
@@ -114,7 +114,9 @@ std::string compare_html(const CompareSide& a, const CompareSide& b) {
   for (int i = 0; i < 2; ++i) {
     out += "<h2>" + attribute_escape(sides[i]->label) + "</h2>\n<iframe id=\"" + ids[i] +
            "\" title=\"" + attribute_escape(sides[i]->label) + "\" srcdoc=\"" +
-           attribute_escape(html_report(*sides[i]->result, *sides[i]->scenario)) + "\"></iframe>\n";
+           attribute_escape(
+               html_report(*sides[i]->result, *sides[i]->scenario, {.program = program})) +
+           "\"></iframe>\n";
   }
   return out + "<script>" + align_script + "</script>\n</body></html>\n";
 }

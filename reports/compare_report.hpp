@@ -18,6 +18,7 @@ struct CompareSide {
 
 // The terminal's comparison: one row per checker, one column per run.
 std::string compare_text(const CompareSide& a, const CompareSide& b);
-std::string compare_html(const CompareSide& a, const CompareSide& b);
+std::string compare_html(const CompareSide& a, const CompareSide& b,
+                         const std::string& program = "redlock-sim");
 
 }  // namespace redlock_sim
