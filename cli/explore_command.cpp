@@ -23,6 +23,7 @@
 #include "reports/html_report.hpp"
 #include "reports/result_json.hpp"
 #include "reports/text_report.hpp"
+#include "reports/tool_version.hpp"
 #include "scenarios/writer.hpp"
 #include "sim/explore/explore.hpp"
 
@@ -347,6 +348,7 @@ int run_explore(const std::vector<std::string>& arguments) {
                             {"fault_classes", class_names(config.classes)},
                             {"checkers", config.checkers},
                             {"group_by", group_by},
+                            {"tool", tool_json()},
                             {"bounds",
                              {{"window_ms", config.bounds.window_ms},
                               {"faults_per_class", config.bounds.faults_per_class_max},

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "reports/tool_version.hpp"
 
 namespace redlock_sim::cli {
 
@@ -82,7 +83,8 @@ int main(int argc, char** argv) {
     return arguments.empty() ? exit_bad_input : exit_ok;
   }
   if (arguments[0] == "--version") {
-    std::printf("redlock-sim 0.1.0\n");
+    std::printf("redlock-sim %s (commit %s)\n", redlock_sim::tool_version(),
+                redlock_sim::tool_commit());
     return exit_ok;
   }
   for (const Command& command : commands()) {

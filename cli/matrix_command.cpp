@@ -23,6 +23,7 @@
 #include "reports/html_report.hpp"
 #include "reports/result_json.hpp"
 #include "reports/text_report.hpp"
+#include "reports/tool_version.hpp"
 #include "scenarios/parser.hpp"
 #include "scenarios/writer.hpp"
 #include "sim/explore/matrix.hpp"
@@ -403,7 +404,10 @@ int run_matrix(const std::vector<std::string>& arguments) {
                        {"grants", job.cell.grants},
                        {"counterexample", job.cell.counterexample}});
     }
-    if (!write_file(json_path, nlohmann::json{{"seeds", seeds}, {"cells", cells}}.dump(2) + "\n")) {
+    if (!write_file(
+            json_path,
+            nlohmann::json{{"seeds", seeds}, {"cells", cells}, {"tool", tool_json()}}.dump(2) +
+                "\n")) {
       return bad_input("matrix: cannot write " + json_path);
     }
   }

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "reports/html_report.hpp"
+#include "reports/tool_version.hpp"
 
 namespace redlock_sim {
 
@@ -118,6 +119,8 @@ std::string compare_html(const CompareSide& a, const CompareSide& b, const std::
                html_report(*sides[i]->result, *sides[i]->scenario, {.program = program})) +
            "\"></iframe>\n";
   }
+  out += "<p><small>redlock-sim " + std::string(tool_version()) + " (commit " +
+         attribute_escape(tool_commit()) + ")</small></p>\n";
   return out + "<script>" + align_script + "</script>\n</body></html>\n";
 }
 

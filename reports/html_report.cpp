@@ -5,6 +5,7 @@
 
 #include "reports/html_model.hpp"
 #include "reports/story.hpp"
+#include "reports/tool_version.hpp"
 #include "sim/kernel/simulator.hpp"
 
 namespace redlock_sim {
@@ -208,7 +209,8 @@ std::string header(const ScenarioResult& result, const Scenario& scenario,
                                  : " ms simulated · trace digest " + escape(result.trace_digest)) +
          " · reproduce: <code>" + escape(program) + (result.staged_for_real ? " real " : " run ") +
          escape(scenario.source.empty() ? result.scenario + ".json" : scenario.source) +
-         " --seed " + std::to_string(result.seed) + " --html report.html</code></p></header>";
+         " --seed " + std::to_string(result.seed) + " --html report.html</code> · redlock-sim " +
+         tool_version() + " (commit " + escape(tool_commit()) + ")</p></header>";
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "reports/sweep_report.hpp"
 
+#include "reports/tool_version.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -450,7 +452,8 @@ json sweep_json(const SweepResult& result) {
                 {"limit_hit", result.run_limit_hit}}},
               {"points", points},
               {"lines", lines},
-              {"thresholds", thresholds}};
+              {"thresholds", thresholds},
+              {"tool", tool_json()}};
 }
 
 std::string sweep_json_text(const SweepResult& result) {
@@ -484,6 +487,8 @@ std::string sweep_html(const SweepResult& result) {
     }
   }
   out += "<h2>Verdict changes</h2>\n" + threshold_table(result);
+  out += "<p><small>redlock-sim " + std::string(tool_version()) + " (commit " +
+         html_escape(tool_commit()) + ")</small></p>\n";
   return out + "</body>\n</html>\n";
 }
 
