@@ -64,7 +64,8 @@ struct Row {
   ScenarioResult real;
   int64_t sim_us = 0;
   int64_t real_ms = 0;
-  int64_t late_us_max = 0;  // the real run's latest scheduled action
+  int64_t late_us_max = 0;                          // the real run's latest scheduled action
+  std::vector<real::ActionTiming> failover_events;  // the real sentinels' events
   bool agree = false;
   bool retried = false;
   std::string why;
@@ -108,6 +109,54 @@ int64_t elapsed_us(std::chrono::steady_clock::time_point since) {
       .count();
 }
 
+// The first time any sentinel reported `event`, in the simulated story and in the real run.
+std::optional<int64_t> first_sim_event(const ScenarioResult& sim, const std::string& event) {
+  for (const StoryEvent& e : sim.story)
+    if (e.text.rfind(event + ":", 0) == 0) return e.at.ms_floor();
+  return std::nullopt;
+}
+
+std::optional<int64_t> first_real_event(const Row& row, const std::string& event) {
+  std::optional<int64_t> first;
+  for (const real::ActionTiming& e : row.failover_events) {
+    if (e.what.rfind(event + " ", 0) == 0 && (!first || e.scheduled_ms < *first))
+      first = e.scheduled_ms;
+  }
+  return first;
+}
+
+// Failover timing, sim against real: when the first sentinel saw the master down (+sdown), the
+// quorum agreed (+odown), the replica was promoted and the clients were told (+switch-master).
+std::string failover_timing_table(const std::vector<Row>& rows) {
+  std::ostringstream out;
+  bool any = false;
+  for (const Row& r : rows) {
+    if (r.unstageable || r.failover_events.empty()) continue;
+    if (!any) {
+      out << "\nFailover timing (first sentinel to report each event; ms of true time, sim / "
+             "real):\n\n| scenario | +sdown | +odown | promoted | +switch-master |\n"
+             "|---|---|---|---|---|\n";
+      any = true;
+    }
+    const auto cell = [](std::optional<int64_t> sim, std::optional<int64_t> real) {
+      const auto text = [](std::optional<int64_t> v) {
+        return v ? std::to_string(*v) : std::string("-");
+      };
+      std::string c = text(sim) + " / " + text(real);
+      if (sim && real)
+        c += " (" + std::string(*real >= *sim ? "+" : "") + std::to_string(*real - *sim) + ")";
+      return c;
+    };
+    out << "| " << r.name << " | "
+        << cell(first_sim_event(r.sim, "+sdown"), first_real_event(r, "+sdown")) << " | "
+        << cell(first_sim_event(r.sim, "+odown"), first_real_event(r, "+odown")) << " | "
+        << cell(first_sim_event(r.sim, "promoted"), first_real_event(r, "+promoted-slave")) << " | "
+        << cell(first_sim_event(r.sim, "+switch-master"), first_real_event(r, "+switch-master"))
+        << " |\n";
+  }
+  return out.str();
+}
+
 std::string markdown_table(const std::vector<Row>& rows) {
   std::ostringstream out;
   std::size_t staged = 0, agreeing = 0;
@@ -140,6 +189,7 @@ std::string markdown_table(const std::vector<Row>& rows) {
         << (r.agree ? (r.retried ? "yes (on the retry)" : "yes") : "**no**: " + r.why) << " | "
         << ms_tenths(r.sim_us) << " | " << r.real_ms << " | " << ms_tenths(r.late_us_max) << " |\n";
   }
+  out << failover_timing_table(rows);
   out << "\nNot stageable yet:\n\n| scenario | why |\n|---|---|\n";
   for (const Row& r : rows)
     if (r.unstageable) out << "| " << r.name << " | " << *r.unstageable << " |\n";
@@ -172,8 +222,8 @@ std::map<std::string, ProfileSummary> summarize(const std::vector<Row>& rows,
       ++s.unstageable;
       // A file the real library cannot take as written is said, with why.
       if (r.unstageable->rfind("set-up failed", 0) == 0) {
-        s.disagreements.push_back(r.name + ": not stageable with the library (" +
-                                  *r.unstageable + ")");
+        s.disagreements.push_back(r.name + ": not stageable with the library (" + *r.unstageable +
+                                  ")");
       }
     } else if (r.agree) {
       ++s.agree;
@@ -349,7 +399,7 @@ int run_agree(const std::vector<std::string>& arguments) {
       const Scenario& scenario = scenarios[row.scenario].second;
       real::RealOptions options = real_options_value;
       if (row.driver) options.drivers = {*row.driver};
-      row.unstageable = real::unstageable_reason(scenario);
+      row.unstageable = real::unstageable_reason(scenario, options.drivers);
       if (!row.unstageable) {
         const auto sim_start = std::chrono::steady_clock::now();
         row.sim = run_scenario(scenario, registry_lock_factory());
@@ -367,6 +417,7 @@ int run_agree(const std::vector<std::string>& arguments) {
           row.real = run->result;
           row.real_ms = run->report.wall_ms;
           row.late_us_max = run->report.late_us_max;
+          row.failover_events = run->report.failover_events;
           row.agree = compare(row.sim, row.real, row.why);
           if (row.agree) break;
           row.retried = true;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -17,6 +18,7 @@
 #include "cli/command.hpp"
 #include "cli/lock_wiring.hpp"
 #include "lock_impls/real/real_port.hpp"
+#include "lock_impls/real/sentinel_follower.hpp"
 #include "sim/kernel/random.hpp"
 #include "sim/resource/resource.hpp"
 
@@ -43,12 +45,38 @@ json deadline_json(const Deadline& deadline) {
   return json{{"clock", clock_name(deadline.clock)}, {"at_ns", deadline.at.ns()}};
 }
 
+// One event line; the sentinel follower's threads write too, so lines are written whole.
+void emit_event(json event) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  event["mono_ns"] = clock_ns(CLOCK_MONOTONIC);
+  event["random_words"] = random_words;
+  event["wall_ns"] = clock_ns(CLOCK_REALTIME);
+  const std::string text = event.dump() + "\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
+// A failover group the client names: its sentinels, and each member by the port the sentinels
+// announce it at, with the endpoint this client reaches it through.
+struct GroupConfig {
+  std::string name;
+  std::vector<real::Endpoint> sentinels;
+  struct Member {
+    std::string name;
+    int announced = 0;
+    real::Endpoint endpoint;
+  };
+  std::vector<Member> members;
+};
+
 struct ClientConfig {
   ClientSpec spec;
   std::vector<real::Endpoint> endpoints;  // the lock's nodes, then the resource if any
   ResourceSpec resource;
   std::optional<uint64_t> seed;  // the scenario's: draw what the simulated client would draw
   uint64_t random_skip = 0;      // words an earlier life of this client drew from the stream
+  std::optional<GroupConfig> group;
 };
 
 std::optional<std::string> parse_config(const std::string& text, ClientConfig& config) {
@@ -70,6 +98,20 @@ std::optional<std::string> parse_config(const std::string& text, ClientConfig& c
       config.spec.nodes.push_back(node.at("name").get<std::string>());
       config.endpoints.push_back(
           {node.value("host", std::string("127.0.0.1")), node.at("port").get<int>()});
+    }
+    if (j.contains("group")) {
+      const json& g = j.at("group");
+      GroupConfig group{.name = g.at("name").get<std::string>(), .sentinels = {}, .members = {}};
+      for (const json& s : g.at("sentinels"))
+        group.sentinels.push_back(
+            {s.value("host", std::string("127.0.0.1")), s.at("port").get<int>()});
+      for (const json& m : g.at("members")) {
+        group.members.push_back(
+            {m.at("name").get<std::string>(),
+             m.at("announced").get<int>(),
+             {m.value("host", std::string("127.0.0.1")), m.at("port").get<int>()}});
+      }
+      config.group = std::move(group);
     }
     if (j.contains("resource")) {
       const json& r = j.at("resource");
@@ -141,14 +183,7 @@ class RealClient {
   }
 
  private:
-  void emit(json event) {
-    event["mono_ns"] = clock_ns(CLOCK_MONOTONIC);
-    event["random_words"] = random_words;
-    event["wall_ns"] = clock_ns(CLOCK_REALTIME);
-    const std::string text = event.dump() + "\n";
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-  }
+  void emit(json event) { emit_event(std::move(event)); }
 
   bool validity_passed() {
     if (!lease_ || !lease_->deadline.bounded()) return lease_ == nullptr;
@@ -361,6 +396,30 @@ int run_client(const std::vector<std::string>& arguments) {
     port.post_input(std::nullopt);
   });
   reader.detach();
+  // A client naming a failover group follows its sentinels' +switch-master.
+  std::unique_ptr<real::SentinelFollower> follower;
+  if (config.group) {
+    const GroupConfig group = *config.group;
+    std::vector<std::size_t> indexes;
+    for (std::size_t i = 0; i < config.spec.nodes.size(); ++i)
+      if (config.spec.nodes[i] == group.name) indexes.push_back(i);
+    follower = std::make_unique<real::SentinelFollower>(
+        group.name, group.sentinels,
+        [group, indexes, &port](const std::string& name, const std::string&, int announced) {
+          for (const GroupConfig::Member& member : group.members) {
+            if (member.announced != announced) continue;
+            for (const std::size_t index : indexes)
+              port.redirect(index, member.endpoint);
+            emit_event({{"event", "note"},
+                        {"text", "learns the master of " + name + " is now " + member.name}});
+          }
+        });
+    if (!follower->wait_subscribed(Duration::from_s(5))) {
+      std::fprintf(stderr, "client: could not subscribe to every sentinel of %s\n",
+                   group.name.c_str());
+      std::_Exit(exit_bad_input);
+    }
+  }
   RealClient client(std::move(config), std::move(lock), port);
   port.run(client.serve());
   std::fflush(stdout);

@@ -20,6 +20,7 @@
 #include "cli/command.hpp"
 #include "cli/lock_wiring.hpp"
 #include "cli/options.hpp"
+#include "cli/shard.hpp"
 #include "reports/html_report.hpp"
 #include "reports/result_json.hpp"
 #include "reports/text_report.hpp"
@@ -190,6 +191,111 @@ nlohmann::json class_names(const std::vector<FaultClass>& classes) {
   return names;
 }
 
+// A shard's partial result: its totals and its findings (checker, the classes needed, first seed,
+// occurrences) in the order they first appear; enough to merge, order and shrink the findings
+// exactly as one machine does. Its size grows with the distinct findings, not with the seeds
+// or the violating seeds.
+nlohmann::json explored_json(const Scenario& base, const Explored& explored, uint64_t first_seed) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const Finding& f : collect_findings(base, explored.violations)) {
+    findings.push_back({{"checker", f.checker},
+                        {"fault_classes", class_names(f.involved)},
+                        {"first_seed", f.first_seed},
+                        {"occurrences", f.occurrences}});
+  }
+  return {{"first_seed", first_seed},
+          {"seeds", explored.seeds},
+          {"events", explored.events},
+          {"attribution_runs", explored.attribution_runs},
+          {"seeds_stopped_at_a_limit", explored.limit_hits},
+          {"violating_seeds", explored.violating},
+          {"findings", findings}};
+}
+
+// One shard's findings added to the merged ones. Shards come in seed order, so a finding new to
+// the merge first appeared after every finding already there, and the order stays that of first
+// appearance, as collect_findings gives on one machine.
+void add_findings(const Scenario& base, const nlohmann::json& part,
+                  std::vector<Finding>& findings) {
+  for (const nlohmann::json& entry : part.at("findings")) {
+    AttributedViolation violation{.checker = entry.at("checker").get<std::string>()};
+    for (const nlohmann::json& name : entry.at("fault_classes")) {
+      const auto fault_class = parse_fault_class(name.get<std::string>());
+      if (!fault_class) throw std::runtime_error("unknown fault class " + name.dump());
+      violation.involved.push_back(*fault_class);
+    }
+    const std::string signature = violation_signature(base, violation);
+    const uint64_t occurrences = entry.at("occurrences").get<uint64_t>();
+    auto found = std::find_if(findings.begin(), findings.end(),
+                              [&](const Finding& f) { return f.signature == signature; });
+    if (found != findings.end()) {
+      found->occurrences += occurrences;
+      continue;
+    }
+    findings.push_back(Finding{.signature = signature,
+                               .checker = violation.checker,
+                               .involved = violation.involved,
+                               .first_seed = entry.at("first_seed").get<uint64_t>(),
+                               .occurrences = occurrences});
+  }
+}
+
+// The shards' partial results, in shard order, as one run of seeds [seed_start, seed_start +
+// count): each shard must have run exactly its block (sim/explore/shard.hpp).
+std::optional<Explored> explored_from_shards(const Scenario& base, const MergeRequest& merge,
+                                             uint64_t seed_start, uint64_t count,
+                                             std::vector<Finding>& findings, std::string& error) {
+  Explored total;
+  const uint64_t shard_count = merge.results.size();
+  for (uint64_t k = 0; k < shard_count; ++k) {
+    const nlohmann::json& part = merge.results[k];
+    const ItemRange block = shard_block(count, Shard{.index = k, .count = shard_count});
+    try {
+      if (part.at("first_seed").get<uint64_t>() != seed_start + block.begin ||
+          part.at("seeds").get<uint64_t>() != block.size()) {
+        error = merge.sources[k] + " ran other seeds than shard " + std::to_string(k) + "/" +
+                std::to_string(shard_count) + " of --seeds " + std::to_string(count);
+        return std::nullopt;
+      }
+      total.seeds += block.size();
+      total.events += part.at("events").get<uint64_t>();
+      total.attribution_runs += part.at("attribution_runs").get<uint64_t>();
+      total.limit_hits += part.at("seeds_stopped_at_a_limit").get<uint64_t>();
+      for (const auto& [checker, seeds] : part.at("violating_seeds").items())
+        total.violating[checker] += seeds.get<uint64_t>();
+      add_findings(base, part, findings);
+    } catch (const std::exception& e) {
+      error = merge.sources[k] + ": not an explore shard's result: " + e.what();
+      return std::nullopt;
+    }
+  }
+  return total;
+}
+
+// A shard's end: its partial result in OUT/shard.json, and a line saying what it ran. Exit 0
+// when written (the verdict is the merge's), so a scheduler's "after the shards succeeded" holds.
+int finish_shard(const Scenario& base, const std::vector<std::string>& arguments,
+                 const nlohmann::json& settings, const Shard& shard, const Explored& explored,
+                 uint64_t first_seed, double elapsed, const std::string& out_dir) {
+  if (!write_shard_file(out_dir, "explore", arguments, settings, shard,
+                        explored_json(base, explored, first_seed))) {
+    return bad_input("explore: cannot write to " + out_dir);
+  }
+  if (explored.seeds == 0) {
+    std::printf("shard %s: no seed in its share (more shards than seeds); it merges as empty\n",
+                shard_text(shard).c_str());
+    return exit_ok;
+  }
+  std::printf(
+      "shard %s: explored %llu seeds (%llu..%llu) in %.2f s: %.1f seeds/s; %zu violating "
+      "seed(s); merge the shards with 'redlock-sim merge'\n",
+      shard_text(shard).c_str(), static_cast<unsigned long long>(explored.seeds),
+      static_cast<unsigned long long>(first_seed),
+      static_cast<unsigned long long>(first_seed + explored.seeds - 1), elapsed,
+      explored.seeds / std::max(elapsed, 1e-9), explored.violations.size());
+  return exit_ok;
+}
+
 struct ShrunkFinding {
   Finding finding;
   ShrinkResult shrunk;
@@ -197,7 +303,9 @@ struct ShrunkFinding {
   std::vector<FaultClass> classes_before;  // of the scenario shrinking started from
 };
 
-int run_explore(const std::vector<std::string>& arguments) {
+// The whole command; `merge` (not null) when finishing a sharded run from its shards instead of
+// running seeds.
+int explore_main(const std::vector<std::string>& arguments, const MergeRequest* merge) {
   po::options_description options("redlock-sim explore BASE.json [options]");
   std::string faults_flag;
   std::string checkers_flag = "mx,rs,lv";
@@ -209,6 +317,7 @@ int run_explore(const std::vector<std::string>& arguments) {
   uint32_t shrink_max = 8;
   uint32_t shrink_runs = 2000;
   std::string group_by = "involved";
+  std::string shard_flag;
   ExploreConfig config;
   options.add_options()("help,h", "show this help")(
       "faults", po::value<std::string>(&faults_flag),
@@ -227,7 +336,10 @@ int run_explore(const std::vector<std::string>& arguments) {
       "group-by", po::value<std::string>(&group_by)->default_value("involved"),
       "involved: file each violation under the fault classes it needs (drops classes and "
       "re-runs); on: under every class the seed turned on (no extra runs)")(
-      "quiet,q", "no progress line (for CI)");
+      "quiet,q", "no progress line (for CI)")(
+      "shard", po::value<std::string>(&shard_flag),
+      "run only shard K of N (0-based) of the seeds and write the partial result to --out; "
+      "'redlock-sim merge' combines the shards (docs/scale-out.md)");
   // The swarm's bounds. A time bound of 0 means half the scenario's duration.
   po::options_description bound_options(
       "Bounds of what the swarm draws (times in ms; a time of 0: half the run)");
@@ -278,6 +390,20 @@ int run_explore(const std::vector<std::string>& arguments) {
     return bad_input("explore: --group-by must be 'involved' or 'on'");
   }
   if (auto failed = check_bounds(bounds, class_on)) return *failed;
+  std::optional<Shard> shard;
+  if (merge == nullptr && values.count("shard")) {
+    shard = parse_shard(shard_flag);
+    if (!shard) {
+      return bad_input("explore: --shard must be K/N with 0 <= K < N <= 1000000, e.g. 0/4");
+    }
+    if (seeds == 0 || values.count("time-limit")) {
+      return bad_input(
+          "explore: --shard needs --seeds N and no --time-limit (shards must run "
+          "whole blocks of seeds to merge)");
+    }
+    if (out_dir.empty())
+      return bad_input("explore: --shard needs --out DIR for its partial result");
+  }
   if (values.count("faults")) {
     config.classes.clear();
     for (const std::string& name : unique_names(faults_flag)) {
@@ -307,22 +433,57 @@ int run_explore(const std::vector<std::string>& arguments) {
   const std::optional<Scenario> loaded = load_scenario(file, registry_profile_check());
   if (!loaded) return exit_bad_input;
   const Scenario& base = *loaded;
+  nlohmann::json settings = shard_settings(values, {"shard", "out", "jobs", "quiet", "help"});
+  settings["file_digest"] = file_digest(file).value_or("");
+  if (merge != nullptr) {
+    std::string now, then;
+    const std::string key = first_difference(settings, merge->settings, now, then);
+    if (!key.empty()) {
+      return bad_input("merge: the shards ran with " + key + " '" + then + "', which is now '" +
+                       now + "' (was " + file + " changed?)");
+    }
+    out_dir = merge->out_dir;
+    jobs = merge->jobs;
+  }
   // Created last, once everything else is known to be right.
   if (!out_dir.empty()) {
     if (auto failed = prepare_out_dir("explore", out_dir)) return *failed;
   }
-  const bool quiet = values.count("quiet") != 0;
+  const bool quiet = merge != nullptr ? merge->quiet : values.count("quiet") != 0;
   const bool show_progress = !quiet && isatty(STDERR_FILENO) != 0;
   const uint64_t count = seeds > 0 ? seeds : (seed_start == 0 ? seeds_left - 1 : seeds_left);
   const auto began = Clock::now();
-  const Explored explored = run_seeds(base, config, seed_start, count, time_limit, jobs,
-                                      show_progress, group_by == "involved");
+  Explored explored;
+  std::vector<Finding> merged_findings;  // a merge's, from the shards
+  if (merge != nullptr) {
+    std::string error;
+    std::optional<Explored> merged =
+        explored_from_shards(base, *merge, seed_start, count, merged_findings, error);
+    if (!merged) return bad_input("merge: " + error);
+    explored = std::move(*merged);
+    std::printf("merged %zu shard(s): explored %llu seeds (%llu..%llu)\n", merge->results.size(),
+                static_cast<unsigned long long>(explored.seeds),
+                static_cast<unsigned long long>(seed_start),
+                static_cast<unsigned long long>(seed_start + explored.seeds - 1));
+  } else {
+    const ItemRange block = shard ? shard_block(count, *shard) : ItemRange{.end = count};
+    explored = run_seeds(base, config, seed_start + block.begin, block.size(), time_limit, jobs,
+                         show_progress, group_by == "involved");
+    if (shard) {
+      const double elapsed = std::chrono::duration<double>(Clock::now() - began).count();
+      return finish_shard(base, arguments, settings, *shard, explored, seed_start + block.begin,
+                          elapsed, out_dir);
+    }
+  }
   const double elapsed = std::chrono::duration<double>(Clock::now() - began).count();
-  std::printf(
-      "explored %llu seeds (%llu..%llu) in %.2f s: %.1f seeds/s, %.2f M events/s\n",
-      static_cast<unsigned long long>(explored.seeds), static_cast<unsigned long long>(seed_start),
-      static_cast<unsigned long long>(seed_start + explored.seeds - 1), elapsed,
-      explored.seeds / std::max(elapsed, 1e-9), explored.events / std::max(elapsed, 1e-9) / 1e6);
+  if (merge == nullptr) {
+    std::printf("explored %llu seeds (%llu..%llu) in %.2f s: %.1f seeds/s, %.2f M events/s\n",
+                static_cast<unsigned long long>(explored.seeds),
+                static_cast<unsigned long long>(seed_start),
+                static_cast<unsigned long long>(seed_start + explored.seeds - 1), elapsed,
+                explored.seeds / std::max(elapsed, 1e-9),
+                explored.events / std::max(elapsed, 1e-9) / 1e6);
+  }
   if (explored.attribution_runs > 0) {
     std::printf(
         "(and %llu runs that dropped fault classes to see which ones each violation "
@@ -336,7 +497,8 @@ int run_explore(const std::vector<std::string>& arguments) {
         "messages_in_flight_max); their verdicts cover the run up to there\n",
         static_cast<unsigned long long>(explored.limit_hits));
   }
-  const std::vector<Finding> findings = collect_findings(base, explored.violations);
+  const std::vector<Finding> findings =
+      merge != nullptr ? merged_findings : collect_findings(base, explored.violations);
   // findings.json: what this exploration found, for CI and scripts. No timings, so the same
   // flags give the same bytes whatever --jobs is.
   nlohmann::json summary = {{"base", base.name},
@@ -478,9 +640,18 @@ int run_explore(const std::vector<std::string>& arguments) {
   return exit_failed;
 }
 
+int run_explore(const std::vector<std::string>& arguments) {
+  return explore_main(arguments, nullptr);
+}
+
+int merge_explore(const MergeRequest& request) {
+  return explore_main(request.arguments, &request);
+}
+
 const Registrar registrar({"explore",
                            "search fault plans over many seeds; shrink each violation found",
                            &run_explore});
+const MergeRegistrar merge_registrar("explore", &merge_explore);
 
 }  // namespace
 }  // namespace redlock_sim::cli

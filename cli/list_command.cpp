@@ -48,9 +48,9 @@ std::vector<ListRow> lock_rows(LockKind kind) {
                           entry.models);
     if (kind == LockKind::profile) {
       const std::string status = validation_status(entry.name);
-      row.description += status.rfind("validated", 0) == 0   ? " [validated]"
-                         : status.rfind("PARTLY", 0) == 0    ? " [partly validated]"
-                                                             : " [not validated]";
+      row.description += status.rfind("validated", 0) == 0 ? " [validated]"
+                         : status.rfind("PARTLY", 0) == 0  ? " [partly validated]"
+                                                           : " [not validated]";
       row.details.push_back(status);
     }
     std::string keys;

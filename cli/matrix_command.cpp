@@ -19,6 +19,7 @@
 #include "cli/lock_wiring.hpp"
 #include "cli/options.hpp"
 #include "cli/real_wiring.hpp"
+#include "cli/shard.hpp"
 #include "lock_impls/registry.hpp"
 #include "reports/html_report.hpp"
 #include "reports/result_json.hpp"
@@ -92,6 +93,45 @@ void run_jobs(std::vector<Job>& jobs, uint32_t seeds, unsigned threads, bool qui
   for (std::thread& t : pool)
     t.join();
   if (!quiet) std::fprintf(stderr, "\n");
+}
+
+// A cell's counts, as a shard hands them to the merge.
+nlohmann::json cell_json(std::size_t index, const MatrixCell& c) {
+  return {{"index", index},
+          {"lock", c.lock},
+          {"column", c.column},
+          {"seeds", c.seeds},
+          {"mutual_exclusion_violations", c.mx_violations},
+          {"resource_safety_violations", c.rs_violations},
+          {"liveness_violations", c.lv_violations},
+          {"grants", c.grants},
+          {"first_mx_seed", c.first_mx_seed},
+          {"first_rs_seed", c.first_rs_seed}};
+}
+
+// A shard of the matrix: runs the cells it owns (round robin over rows x columns, so each shard
+// gets a slice of every row) and writes their counts to OUT/shard.json; exit 0 when written
+// (the verdict is the merge's).
+int run_shard(const std::vector<std::string>& arguments, const nlohmann::json& settings,
+              const Shard& shard, const std::vector<Job>& all, uint32_t seeds, unsigned threads,
+              bool quiet, const std::string& out_dir) {
+  std::vector<Job> mine;
+  std::vector<std::size_t> indexes;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!shard_owns(i, shard)) continue;
+    mine.push_back(all[i]);
+    indexes.push_back(i);
+  }
+  run_jobs(mine, seeds, threads, quiet);
+  nlohmann::json cells = nlohmann::json::array();
+  for (std::size_t j = 0; j < mine.size(); ++j)
+    cells.push_back(cell_json(indexes[j], mine[j].cell));
+  if (!write_shard_file(out_dir, "matrix", arguments, settings, shard, {{"cells", cells}})) {
+    return bad_input("matrix: cannot write to " + out_dir);
+  }
+  std::printf("shard %s: %zu of %zu cell(s) run; merge the shards with 'redlock-sim merge'\n",
+              shard_text(shard).c_str(), mine.size(), all.size());
+  return exit_ok;
 }
 
 // Shrinks the first violation of each violated cell and writes it under `dir`.
@@ -193,6 +233,43 @@ std::string markdown(const std::vector<Job>& jobs, const std::vector<Row>& rows,
   return out;
 }
 
+// Fills every job's cell from the shards' cells: shard K must hold exactly the cells it owns
+// (round robin, sim/explore/shard.hpp) of this very matrix.
+std::optional<int> cells_from_shards(const MergeRequest& merge, std::vector<Job>& jobs) {
+  const uint64_t shard_count = merge.results.size();
+  for (uint64_t k = 0; k < shard_count; ++k) {
+    const Shard shard{.index = k, .count = shard_count};
+    std::size_t expected = 0;
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+      expected += shard_owns(i, shard) ? 1 : 0;
+    try {
+      const nlohmann::json& cells = merge.results[k].at("cells");
+      if (cells.size() != expected) throw std::runtime_error("not the cells of its share");
+      for (const nlohmann::json& cell : cells) {
+        const std::size_t i = cell.at("index").get<std::size_t>();
+        if (i >= jobs.size() || !shard_owns(i, shard) ||
+            cell.at("lock").get<std::string>() != jobs[i].row->name ||
+            cell.at("column").get<std::string>() != jobs[i].column->name) {
+          throw std::runtime_error("cell " + std::to_string(i) + " is not this matrix's");
+        }
+        MatrixCell& c = jobs[i].cell;
+        c.lock = jobs[i].row->name;
+        c.column = jobs[i].column->name;
+        c.seeds = cell.at("seeds").get<uint32_t>();
+        c.mx_violations = cell.at("mutual_exclusion_violations").get<uint32_t>();
+        c.rs_violations = cell.at("resource_safety_violations").get<uint32_t>();
+        c.lv_violations = cell.at("liveness_violations").get<uint32_t>();
+        c.grants = cell.at("grants").get<uint64_t>();
+        c.first_mx_seed = cell.at("first_mx_seed").get<uint64_t>();
+        c.first_rs_seed = cell.at("first_rs_seed").get<uint64_t>();
+      }
+    } catch (const std::exception& e) {
+      return bad_input("merge: " + merge.sources[k] + ": not a shard of this matrix: " + e.what());
+    }
+  }
+  return std::nullopt;
+}
+
 // Narrows `items` (parallel to `names`) to the comma-separated names in `flag`, in that order;
 // an unknown name is bad input. An empty flag keeps them all.
 template <typename T>
@@ -215,7 +292,9 @@ std::optional<int> choose(const std::string& flag, const std::string& what,
   return std::nullopt;
 }
 
-int run_matrix(const std::vector<std::string>& arguments) {
+// The whole command; `merge` (not null) when finishing a sharded run from its shards instead of
+// running cells.
+int matrix_main(const std::vector<std::string>& arguments, const MergeRequest* merge) {
   po::options_description options("redlock-sim matrix [options]");
   uint32_t seeds = 20;
   unsigned jobs_count = 1;
@@ -226,6 +305,7 @@ int run_matrix(const std::vector<std::string>& arguments) {
   std::string json_path;
   std::string link_prefix;
   std::string base_file;
+  std::string shard_flag;
   options.add_options()("help,h", "show this help")(
       "base", po::value<std::string>(&base_file),
       "your scenario FILE instead of the standard workload: one row (or, with --locks, one row "
@@ -238,7 +318,10 @@ int run_matrix(const std::vector<std::string>& arguments) {
       "link-prefix", po::value<std::string>(&link_prefix), "path prefix of the links in Markdown")(
       "markdown", po::value<std::string>(&markdown_path), "write the matrix as Markdown")(
       "json", po::value<std::string>(&json_path), "write the matrix as JSON")("quiet,q",
-                                                                              "no progress line");
+                                                                              "no progress line")(
+      "shard", po::value<std::string>(&shard_flag),
+      "run only shard K of N (0-based) of the cells and write the partial result to --out; "
+      "'redlock-sim merge' combines the shards (docs/scale-out.md)");
   po::variables_map values;
   try {
     parse_flags(arguments, options, values);
@@ -257,6 +340,14 @@ int run_matrix(const std::vector<std::string>& arguments) {
   }
   if (seeds == 0 || seeds > 100'000) return bad_input("matrix: --seeds must be in [1, 100000]");
   if (jobs_count == 0 || jobs_count > 256) return bad_input("matrix: --jobs must be in [1, 256]");
+  std::optional<Shard> shard;
+  if (merge == nullptr && values.count("shard")) {
+    shard = parse_shard(shard_flag);
+    if (!shard) {
+      return bad_input("matrix: --shard must be K/N with 0 <= K < N <= 1000000, e.g. 0/4");
+    }
+    if (out_dir.empty()) return bad_input("matrix: --shard needs --out DIR for its partial result");
+  }
   if (!markdown_path.empty()) {
     if (auto failed = check_output_file("matrix", "--markdown", markdown_path)) return *failed;
   }
@@ -304,6 +395,18 @@ int run_matrix(const std::vector<std::string>& arguments) {
       }
     }
   }
+  nlohmann::json settings = shard_settings(values, {"shard", "out", "jobs", "quiet", "help"});
+  if (!base_file.empty()) settings["base_digest"] = file_digest(base_file).value_or("");
+  if (merge != nullptr) {
+    std::string now, then;
+    const std::string key = first_difference(settings, merge->settings, now, then);
+    if (!key.empty()) {
+      return bad_input("merge: the shards ran with " + key + " '" + then + "', which is now '" +
+                       now + "'" + (base_file.empty() ? "" : " (was " + base_file + " changed?)"));
+    }
+    out_dir = merge->out_dir;
+    jobs_count = merge->jobs;
+  }
   // Created last, once everything else is known to be right.
   if (!out_dir.empty()) {
     if (auto failed = prepare_out_dir("matrix", out_dir)) return *failed;
@@ -321,8 +424,15 @@ int run_matrix(const std::vector<std::string>& arguments) {
       jobs.push_back(Job{&row, column, {}});
   }
   // The progress line is for a person watching (like explore's): not in a log or a pipe.
-  const bool quiet = values.count("quiet") != 0 || isatty(STDERR_FILENO) == 0;
-  run_jobs(jobs, seeds, jobs_count, quiet);
+  const bool quiet =
+      (merge != nullptr ? merge->quiet : values.count("quiet") != 0) || isatty(STDERR_FILENO) == 0;
+  if (merge != nullptr) {
+    if (auto failed = cells_from_shards(*merge, jobs)) return *failed;
+  } else if (shard) {
+    return run_shard(arguments, settings, *shard, jobs, seeds, jobs_count, quiet, out_dir);
+  } else {
+    run_jobs(jobs, seeds, jobs_count, quiet);
+  }
   if (!out_dir.empty()) write_counterexamples(jobs, out_dir, link_prefix, jobs_count);
 
   // The terminal table, with whole names: a column or row is as wide as its name needs.
@@ -414,6 +524,16 @@ int run_matrix(const std::vector<std::string>& arguments) {
   if (!base_file.empty()) return violated_cells == 0 ? exit_ok : exit_failed;
   return disagreements == 0 ? exit_ok : exit_failed;
 }
+
+int run_matrix(const std::vector<std::string>& arguments) {
+  return matrix_main(arguments, nullptr);
+}
+
+int merge_matrix(const MergeRequest& request) {
+  return matrix_main(request.arguments, &request);
+}
+
+const MergeRegistrar merge_registrar("matrix", &merge_matrix);
 
 const Registrar registrar({"matrix", "every lock against every fault column: the safety matrix",
                            &run_matrix});

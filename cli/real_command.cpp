@@ -25,7 +25,11 @@ nlohmann::json timing_json(const real::RealReport& report) {
   nlohmann::json actions = nlohmann::json::array();
   for (const real::ActionTiming& a : report.actions)
     actions.push_back({{"what", a.what}, {"scheduled_ms", a.scheduled_ms}, {"late_us", a.late_us}});
+  nlohmann::json failover = nlohmann::json::array();
+  for (const real::ActionTiming& e : report.failover_events)
+    failover.push_back({{"what", e.what}, {"at_ms", e.scheduled_ms}});
   return {{"actions", actions},
+          {"failover_events", failover},
           {"late_us_max", report.late_us_max},
           {"late_us_median", report.late_us_median},
           {"proxy_late_us_max", report.proxy_late_us_max},
@@ -96,6 +100,9 @@ int run_real_command(const std::vector<std::string>& arguments) {
       return bad_input("real: no client of " + file + " has a profile driver " + driver.name +
                        " runs");
     }
+  }
+  if (auto reason = real::unstageable_reason(scenario, real_options_value.drivers)) {
+    return bad_input("real: " + file + ": cannot be staged: " + *reason);
   }
   install_real_interrupt_handlers();
   std::string error;

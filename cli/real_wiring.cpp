@@ -198,6 +198,12 @@ std::string real_timing_text(const real::RealReport& report) {
   for (const real::ActionTiming& a : report.actions) {
     out << "  " << a.scheduled_ms << " ms  " << a.what << "  late " << ms(a.late_us) << "\n";
   }
+  if (!report.failover_events.empty()) {
+    out << "  Sentinel events (true time):";
+    for (const real::ActionTiming& e : report.failover_events)
+      out << " " << e.what << " " << e.scheduled_ms << " ms;";
+    out << "\n";
+  }
   for (const std::string& driver : report.drivers)
     out << "  client " << driver << "\n";
   for (const std::string& warning : report.warnings)

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 
 #include "real/process.hpp"
@@ -77,18 +78,46 @@ int Fabric::listen_service(ProcessId from, ProcessId to, Service service) {
   return open_listener(Listener{.from = from, .to = to, .service = std::move(service)});
 }
 
+int Fabric::listen_announced(ProcessId to, int upstream_port, Identify identify) {
+  return open_listener(Listener{
+      .from = to, .to = to, .upstream_port = upstream_port, .identify = std::move(identify)});
+}
+
 void Fabric::accept_on(Listener& listener) {
   const int fd = ::accept4(listener.fd, nullptr, nullptr, SOCK_CLOEXEC);
   if (fd < 0) return;
+  ProcessId from = listener.from;
+  if (listener.identify) {
+    const std::optional<ProcessId> who = listener.identify(fd);
+    if (!who) {
+      ++unidentified_;
+      ::close(fd);
+      return;
+    }
+    from = *who;
+  }
   const int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   const uint64_t id = next_connection_++;
   auto connection = std::make_unique<Connection>();
   connection->id = id;
   connection->listener = &listener;
+  connection->from = from;
+  connection->to = listener.to;
   connection->client_fd = fd;
+  Connection* c = connection.get();
   connections_[id] = std::move(connection);
   loop_.watch(fd, [this, id](short) { on_client_readable(id); });
+  if (listener.identify) {
+    // Between servers the connection is made at once, as a direct one would be: a node that is
+    // down refuses it (closed at once), and one that dies closes it (see on_upstream_readable).
+    c->upstream_fd = connect_loopback(listener.upstream_port, 100);
+    if (c->upstream_fd < 0) {
+      close_connection(id);
+      return;
+    }
+    loop_.watch(c->upstream_fd, [this, id](short) { on_upstream_readable(id); });
+  }
 }
 
 void Fabric::on_client_readable(uint64_t id) {
@@ -106,8 +135,8 @@ void Fabric::on_client_readable(uint64_t id) {
     return;
   }
   c->from_client.append(chunk, static_cast<std::size_t>(n));
-  const ProcessId from = c->listener->from;
-  const ProcessId to = c->listener->to;
+  const ProcessId from = c->from;
+  const ProcessId to = c->to;
   while (const auto length = resp_frame_length(c->from_client)) {
     std::string frame = c->from_client.substr(0, *length);
     c->from_client.erase(0, *length);
@@ -135,8 +164,8 @@ void Fabric::deliver_to_upstream(uint64_t id, std::string frame, Command words, 
   --c->pending_to_upstream;
   const Instant now = true_now();
   lateness_max_ns_ = std::max(lateness_max_ns_, (now - planned).ns());
-  const ProcessId from = c->listener->from;
-  const ProcessId to = c->listener->to;
+  const ProcessId from = c->from;
+  const ProcessId to = c->to;
   // A partition drops what was in flight when it began, as the simulator does.
   if (t0_ns_ != 0 && network_.is_cut(from, to, planned)) {
     ++dropped_;
@@ -147,6 +176,11 @@ void Fabric::deliver_to_upstream(uint64_t id, std::string frame, Command words, 
     ++delivered_;
     const Reply reply = c->listener->service(words, from, planned);
     send_to_client(id, encode_reply(reply), to, from);
+    maybe_finish(id);
+    return;
+  }
+  if (c->upstream_closed) {
+    ++dropped_;
     maybe_finish(id);
     return;
   }
@@ -166,6 +200,12 @@ void Fabric::deliver_to_upstream(uint64_t id, std::string frame, Command words, 
     ++dropped_;
   } else {
     ++delivered_;
+    if (!words.empty() && c->listener->identify) {
+      std::string verb = words.front();
+      for (char& ch : verb)
+        ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      if (verb == "PSYNC" || verb == "SYNC") c->stream = true;
+    }
   }
   maybe_finish(id);
 }
@@ -176,6 +216,23 @@ void Fabric::on_upstream_readable(uint64_t id) {
   char chunk[16384];
   const ssize_t n = ::recv(c->upstream_fd, chunk, sizeof(chunk), MSG_DONTWAIT);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+  if (n <= 0 && c->listener->identify) {
+    // A server's connection to a node that died: its peer sees the close (the FIN) after the
+    // link's delay, once the link is not cut, after what was sent before it.
+    loop_.unwatch(c->upstream_fd);
+    ::close(c->upstream_fd);
+    c->upstream_fd = -1;
+    c->upstream_closed = true;
+    if (c->stream) {
+      // Replication data not yet delivered dies with its master: the link's delay stands for
+      // the master's replication lag, not for bytes already on the wire (the simulator's S15
+      // convention, docs/cluster-model.md).
+      c->held.clear();
+      ++c->stream_epoch;
+    }
+    flush_stream(id);
+    return;
+  }
   if (n <= 0) {
     // The node went away (killed, restarted): the connection is broken; the next message opens
     // a new one.
@@ -186,10 +243,72 @@ void Fabric::on_upstream_readable(uint64_t id) {
     return;
   }
   c->from_upstream.append(chunk, static_cast<std::size_t>(n));
+  if (c->stream) {
+    c->held.push_back(std::move(c->from_upstream));
+    c->from_upstream.clear();
+    flush_stream(id);
+    return;
+  }
   while (const auto length = resp_frame_length(c->from_upstream)) {
     std::string frame = c->from_upstream.substr(0, *length);
     c->from_upstream.erase(0, *length);
-    send_to_client(id, std::move(frame), c->listener->to, c->listener->from);
+    send_to_client(id, std::move(frame), c->to, c->from);
+  }
+}
+
+void Fabric::flush_stream(uint64_t id) {
+  Connection* c = find(id);
+  if (c == nullptr || c->flush_scheduled) return;
+  while (!c->held.empty()) {
+    // Held while the link is cut (or the route says lost): tried again in 5 ms, in order.
+    std::optional<Network::Route> route;
+    if (t0_ns_ == 0) {
+      route = Network::Route{.dropped = std::nullopt, .delivery = true_now()};
+    } else if (!network_.is_cut(c->to, c->from, true_now())) {
+      route = network_.route(c->to, c->from, nullptr, true_now());
+    }
+    if (!route || route->dropped) {
+      c->flush_scheduled = true;
+
+      loop_.at(monotonic_ns() + 5'000'000, [this, id] {
+        if (Connection* again = find(id)) {
+          again->flush_scheduled = false;
+          flush_stream(id);
+        }
+      });
+      return;
+    }
+    std::string bytes = std::move(c->held.front());
+    c->held.pop_front();
+    const Instant planned = route->delivery;
+    const uint64_t epoch = c->stream_epoch;
+    loop_.at(real_time_of(planned), [this, id, bytes = std::move(bytes), planned, epoch] {
+      lateness_max_ns_ = std::max(lateness_max_ns_, (true_now() - planned).ns());
+      Connection* c = find(id);
+      if (c == nullptr || c->client_fd < 0 || c->stream_epoch != epoch) return;
+      (void)::send(c->client_fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    });
+  }
+  if (c->upstream_closed && !c->close_scheduled) {
+    // The close, routed like a message: after every reply and byte sent before it.
+    std::optional<Network::Route> route;
+    if (t0_ns_ == 0) {
+      route = Network::Route{.dropped = std::nullopt, .delivery = true_now()};
+    } else if (!network_.is_cut(c->to, c->from, true_now())) {
+      route = network_.route(c->to, c->from, nullptr, true_now());
+    }
+    if (!route || route->dropped) {
+      c->flush_scheduled = true;
+      loop_.at(monotonic_ns() + 5'000'000, [this, id] {
+        if (Connection* again = find(id)) {
+          again->flush_scheduled = false;
+          flush_stream(id);
+        }
+      });
+      return;
+    }
+    c->close_scheduled = true;
+    loop_.at(real_time_of(route->delivery), [this, id] { close_connection(id); });
   }
 }
 

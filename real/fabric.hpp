@@ -7,9 +7,11 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "lock_impls/port/reply.hpp"
@@ -34,6 +36,14 @@ class Fabric {
   // Returns the port, or -1.
   int listen_upstream(ProcessId from, ProcessId to, int upstream_port);
   int listen_service(ProcessId from, ProcessId to, Service service);
+  // The address a node or sentinel announces to the others (replicas, sentinels): connections
+  // from any process, each identified when accepted by `identify` (nullopt: closed at once).
+  // A connection that sends PSYNC or SYNC carries a replication stream from then on: what the
+  // node sends back is forwarded as bytes (the RDB payload is not a RESP frame), delayed as the
+  // link says, and held while the link is cut, to go on at the heal (as TCP would retransmit
+  // it) rather than dropped, which would corrupt the stream.
+  using Identify = std::function<std::optional<ProcessId>(int accepted_fd)>;
+  int listen_announced(ProcessId to, int upstream_port, Identify identify);
 
   // True time zero, CLOCK_MONOTONIC ns; no message may pass before it is set.
   void set_start(int64_t t0_ns) { t0_ns_ = t0_ns; }
@@ -42,6 +52,7 @@ class Fabric {
   std::size_t in_flight() const { return in_flight_; }
   uint64_t dropped() const { return dropped_; }
   uint64_t delivered() const { return delivered_; }
+  uint64_t unidentified() const { return unidentified_; }
   // Largest delay between a delivery's planned and actual time, ns (the loop's lateness).
   int64_t delivery_lateness_max_ns() const { return lateness_max_ns_; }
   void close_all();
@@ -53,16 +64,25 @@ class Fabric {
     ProcessId to = 0;
     int upstream_port = -1;
     Service service;
+    Identify identify;
   };
   struct Connection {
     uint64_t id = 0;
     const Listener* listener = nullptr;
+    ProcessId from = 0;  // the connecting side
+    ProcessId to = 0;    // the listener's side
     int client_fd = -1;
     int upstream_fd = -1;
     std::string from_client;
     std::string from_upstream;
     uint32_t pending_to_upstream = 0;
     bool client_closed = false;
+    bool stream = false;           // a replication stream: bytes from upstream, not frames
+    std::deque<std::string> held;  // stream bytes waiting for the link (cut, or queued behind)
+    bool flush_scheduled = false;
+    bool upstream_closed = false;  // a server's node died: its peer is to see the close
+    bool close_scheduled = false;
+    uint64_t stream_epoch = 0;  // bumped when undelivered stream bytes are dropped
   };
   Instant true_now() const;
   Network::Route route_of(ProcessId from, ProcessId to, const std::string* command);
@@ -73,6 +93,7 @@ class Fabric {
   void on_upstream_readable(uint64_t id);
   void deliver_to_upstream(uint64_t id, std::string frame, Command words, Instant planned);
   void send_to_client(uint64_t id, std::string frame, ProcessId from, ProcessId to);
+  void flush_stream(uint64_t id);
   void maybe_finish(uint64_t id);
   void close_connection(uint64_t id);
   Connection* find(uint64_t id);
@@ -86,6 +107,7 @@ class Fabric {
   std::size_t in_flight_ = 0;
   uint64_t dropped_ = 0;
   uint64_t delivered_ = 0;
+  uint64_t unidentified_ = 0;
   int64_t lateness_max_ns_ = 0;
 };
 

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,10 +16,12 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "real/fabric.hpp"
 #include "real/loop.hpp"
 #include "real/process.hpp"
+#include "real/resp.hpp"
 #include "sim/kernel/random.hpp"
 #include "sim/kernel/simulator.hpp"
 #include "sim/resource/resource.hpp"
@@ -72,13 +75,7 @@ class ClockFile {
 }  // namespace
 
 std::optional<std::string> unstageable_reason(const Scenario& scenario) {
-  if (scenario.failover.enabled) {
-    return "a failover block (Sentinel) cannot be staged for real yet";
-  }
   for (const NodeSpec& node : scenario.nodes) {
-    if (node.role != "master") {
-      return "node " + node.name + " is a replica: replicas cannot be staged for real yet";
-    }
     if (node.redis_version != "7.0") {
       return "node " + node.name + " asks for redis_version " + node.redis_version +
              ": only the installed 7.0 can be staged";
@@ -92,7 +89,14 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario) {
       return "client " + client.name + " has a clock rate: clock rates cannot be staged for real";
     }
   }
+  const std::vector<std::string>& sentinels = scenario.failover.sentinels;
   for (const FaultSpec& fault : scenario.faults) {
+    if (scenario.failover.enabled && !fault.target.empty() &&
+        std::find(sentinels.begin(), sentinels.end(), fault.target) != sentinels.end()) {
+      return std::string("fault ") + fault_kind_name(fault.kind) + " at " +
+             std::to_string(fault.at_ms) + " ms targets sentinel " + fault.target +
+             ": faults on sentinels cannot be staged for real yet";
+    }
     switch (fault.kind) {
       case FaultKind::clock_rate:
       case FaultKind::clock_slew:
@@ -100,6 +104,26 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario) {
                std::to_string(fault.at_ms) + " ms: clock rates and slews cannot be staged for real";
       default:
         break;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> unstageable_reason(const Scenario& scenario,
+                                              const std::vector<DriverSpec>& drivers) {
+  if (auto reason = unstageable_reason(scenario)) return reason;
+  if (!scenario.failover.enabled) return std::nullopt;
+  for (const ClientSpec& client : scenario.clients) {
+    const auto& nodes = client.nodes;
+    if (std::find(nodes.begin(), nodes.end(), scenario.failover.master_name) == nodes.end())
+      continue;
+    for (const DriverSpec& driver : drivers) {
+      const auto& p = driver.profiles;
+      if (p.empty() || std::find(p.begin(), p.end(), client.profile) != p.end()) {
+        return "client " + client.name + " names the failover group " +
+               scenario.failover.master_name + ": driver " + driver.name +
+               " does not follow Sentinel's +switch-master (the profile's own client does)";
+      }
     }
   }
   return std::nullopt;
@@ -115,8 +139,21 @@ struct NodeRun {
   ClockFile clock_file;
   ChildProcess process;
   bool paused = false;
-  std::string fsync_log;                         // what the shim saw made durable
+  int announced = 0;      // the proxy the other nodes and the sentinels reach it at
+  std::string fsync_log;  // what the shim saw made durable
   std::map<uint64_t, int64_t> durable_at_start;  // inode -> size, on disk before time zero
+};
+
+// A real `redis-server --sentinel` of the file's failover block.
+struct SentinelRun {
+  std::string name;
+  ProcessId id = 0;
+  int port = 0;
+  int announced = 0;
+  std::string folder;
+  ChildProcess process;
+  int events_fd = -1;  // the harness's own PSUBSCRIBE * connection, for the story
+  std::string events;  // partial frames read from it
 };
 
 struct ClientRun {
@@ -168,6 +205,11 @@ class RealWorld {
   void timed(const std::string& what, int64_t scheduled_ms);
 
   std::optional<std::string> start_node(NodeRun& node);
+  std::optional<std::string> start_sentinel(SentinelRun& sentinel);
+  std::optional<std::string> wait_for_group(int timeout_ms);
+  std::optional<ProcessId> identify(int accepted_fd) const;
+  void on_sentinel_event(SentinelRun& sentinel);
+  std::string names_for_addresses(const std::string& text) const;
   std::optional<std::string> wait_until_ready(NodeRun& node, int timeout_ms);
   std::optional<std::string> spawn_client(ClientRun& client);
   void on_client_output(ClientRun& client);
@@ -208,6 +250,7 @@ class RealWorld {
   int64_t t0_ns_ = 0;
   int64_t setup_started_ns_ = 0;
   std::vector<std::unique_ptr<NodeRun>> nodes_;
+  std::vector<std::unique_ptr<SentinelRun>> sentinels_;
   std::vector<std::unique_ptr<ClientRun>> clients_;
   std::map<std::string, ProcessId> ids_;
   std::vector<ProcessInfo> infos_;
@@ -228,6 +271,7 @@ class RealWorld {
   };
   std::map<ProcessId, PendingRestart> restarts_;
   std::vector<ActionTiming> timings_;
+  std::vector<ActionTiming> failover_events_;  // each sentinel event and its true time
   std::vector<std::string> driver_notes_;
   std::vector<std::string> protocol_errors_;
   struct PendingEvent {
@@ -332,6 +376,23 @@ std::optional<std::string> RealWorld::start_node(NodeRun& n) {
   } else {
     argv.insert(argv.end(), {"--appendonly", "no"});
   }
+  if (n.announced > 0) {
+    // Redis's 5 s diskless-sync delay holds every full resync (the model's too); the initial
+    // syncs before time zero, which the simulator starts from done, go at once.
+    argv.insert(argv.end(), {"--repl-diskless-sync-delay", t0_ns_ == 0 ? "0" : "5"});
+    // Every node announces its proxy, so that a sentinel or a node told to replicate it reaches
+    // it through the harness's network (replica-announce-* apply whenever it is a replica).
+    argv.insert(argv.end(), {"--replica-announce-ip", "127.0.0.1", "--replica-announce-port",
+                             std::to_string(n.announced), "--replica-priority",
+                             std::to_string(spec.replica_priority)});
+  }
+  if (spec.role == "replica") {
+    for (const auto& master : nodes_) {
+      if (master->spec->name == spec.replica_of) {
+        argv.insert(argv.end(), {"--replicaof", "127.0.0.1", std::to_string(master->announced)});
+      }
+    }
+  }
   if (spec.min_replicas_to_write > 0) {
     argv.insert(argv.end(),
                 {"--min-replicas-to-write", std::to_string(spec.min_replicas_to_write),
@@ -365,6 +426,159 @@ std::optional<std::string> RealWorld::wait_until_ready(NodeRun& n, int timeout_m
   return "node " + n.spec->name +
          ": redis-server did not answer on 127.0.0.1:" + std::to_string(n.port) +
          (log.empty() ? "" : " (its log: " + log + ")");
+}
+
+std::optional<ProcessId> RealWorld::identify(int accepted_fd) const {
+  std::vector<pid_t> pids;
+  std::vector<ProcessId> ids;
+  for (const auto& n : nodes_) {
+    pids.push_back(n->process.pid());
+    ids.push_back(n->id);
+  }
+  for (const auto& s : sentinels_) {
+    pids.push_back(s->process.pid());
+    ids.push_back(s->id);
+  }
+  for (const auto& c : clients_) {
+    pids.push_back(c->process.pid());
+    ids.push_back(c->id);
+  }
+  const std::optional<pid_t> pid = loopback_peer_pid(accepted_fd, pids);
+  if (!pid) return std::nullopt;
+  for (std::size_t i = 0; i < pids.size(); ++i)
+    if (pids[i] == *pid) return ids[i];
+  return std::nullopt;
+}
+
+std::optional<std::string> RealWorld::start_sentinel(SentinelRun& s) {
+  const FailoverSpec& failover = scenario_.failover;
+  const NodeRun* master = node(id_of(failover.master));
+  const std::string config_path = s.folder + "/sentinel.conf";
+  {
+    std::ofstream config(config_path);
+    config << "port " << s.port << "\nbind 127.0.0.1\nprotected-mode no\ndaemonize no\n"
+           << "logfile \"\"\ndir " << s.folder << "\n"
+           << "sentinel announce-ip 127.0.0.1\nsentinel announce-port " << s.announced << "\n"
+           << "sentinel monitor " << failover.master_name << " 127.0.0.1 " << master->announced
+           << " " << failover.quorum << "\n"
+           << "sentinel down-after-milliseconds " << failover.master_name << " "
+           << failover.down_after_ms
+           << "\n"
+           // The model's election timeout (sim/cluster/sentinel.hpp).
+           << "sentinel failover-timeout " << failover.master_name << " 10000\n"
+           << "sentinel parallel-syncs " << failover.master_name << " 1\n";
+    if (!config) return "cannot write the configuration of sentinel " + s.name;
+  }
+  // No clock shim: Sentinel enters TILT mode for 30 s when its wall clock moves back.
+  SpawnOptions spawn{.argv = {options_.redis_server, config_path, "--sentinel"},
+                     .log_path = s.folder + "/sentinel.log"};
+  if (auto error = s.process.start(spawn)) return "sentinel " + s.name + ": " + *error;
+  return std::nullopt;
+}
+
+namespace {
+
+// The value after `field` in a flat RESP array of field/value bulk strings, or "".
+std::string resp_field(const std::string& reply, const std::string& field) {
+  const std::string marker = "\r\n" + field + "\r\n";
+  const std::size_t at = reply.find(marker);
+  if (at == std::string::npos) return "";
+  const std::size_t length_end = reply.find("\r\n", at + marker.size());
+  if (length_end == std::string::npos) return "";
+  const std::size_t value_end = reply.find("\r\n", length_end + 2);
+  if (value_end == std::string::npos) return "";
+  return reply.substr(length_end + 2, value_end - length_end - 2);
+}
+
+}  // namespace
+
+// Replicas in sync with their masters, and every sentinel knowing every replica and every other
+// sentinel: the state the simulator starts from at true time zero.
+std::optional<std::string> RealWorld::wait_for_group(int timeout_ms) {
+  const int64_t until = monotonic_ns() + int64_t{timeout_ms} * 1'000'000;
+  std::size_t replicas = 0;
+  for (const auto& n : nodes_)
+    replicas += n->spec->role == "replica" && n->spec->replica_of == scenario_.failover.master;
+  std::string waiting;
+  while (monotonic_ns() < until) {
+    if (options_.interrupted != nullptr && *options_.interrupted != 0) return "interrupted";
+    waiting.clear();
+    for (const auto& n : nodes_) {
+      if (n->spec->role != "replica") continue;
+      const auto info = loopback_command(n->port, {"INFO", "replication"}, 200);
+      if (!info || info->find("master_link_status:up") == std::string::npos) {
+        waiting = "replica " + n->spec->name + " to sync with " + n->spec->replica_of;
+        break;
+      }
+    }
+    for (const auto& s : sentinels_) {
+      if (!waiting.empty() || !scenario_.failover.enabled) break;
+      const auto master =
+          loopback_command(s->port, {"SENTINEL", "MASTER", scenario_.failover.master_name}, 200);
+      if (!master || resp_field(*master, "num-slaves") != std::to_string(replicas) ||
+          resp_field(*master, "num-other-sentinels") != std::to_string(sentinels_.size() - 1)) {
+        waiting = "sentinel " + s->name + " to discover the replicas and the other sentinels";
+      }
+    }
+    if (waiting.empty()) return std::nullopt;
+    loop_.run_once(20'000'000);  // the proxies carry the replication and the sentinels' links
+  }
+  return "gave up waiting for " + waiting + " (" + std::to_string(timeout_ms / 1000) + " s)";
+}
+
+// "127.0.0.1 20005" and "127.0.0.1:20005" read as the name of the node or sentinel announced
+// there, so that a sentinel's event reads as the simulator's does.
+std::string RealWorld::names_for_addresses(const std::string& text) const {
+  std::map<std::string, std::string> names;
+  for (const auto& n : nodes_)
+    names[std::to_string(n->announced)] = n->spec->name;
+  for (const auto& s : sentinels_)
+    names[std::to_string(s->announced)] = s->name;
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  for (std::string word; in >> word;)
+    words.push_back(word);
+  std::string out;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    std::string word = words[i];
+    if (word == "127.0.0.1" && i + 1 < words.size() && names.count(words[i + 1]) != 0) {
+      word = names[words[++i]];
+    } else if (word.rfind("127.0.0.1:", 0) == 0 && names.count(word.substr(10)) != 0) {
+      word = names[word.substr(10)];
+    }
+    out += (out.empty() ? "" : " ") + word;
+  }
+  return out;
+}
+
+void RealWorld::on_sentinel_event(SentinelRun& s) {
+  char chunk[8192];
+  const ssize_t n = ::recv(s.events_fd, chunk, sizeof(chunk), MSG_DONTWAIT);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+  if (n <= 0) {
+    loop_.unwatch(s.events_fd);
+    ::close(s.events_fd);
+    s.events_fd = -1;
+    return;
+  }
+  s.events.append(chunk, static_cast<std::size_t>(n));
+  while (const auto length = resp_frame_length(s.events)) {
+    const std::vector<std::string> words = resp_command_words(s.events.substr(0, *length));
+    s.events.erase(0, *length);
+    // ["pmessage", "*", channel, payload]; what happened before time zero is set-up.
+    if (words.size() != 4 || words[0] != "pmessage" || t0_ns_ == 0) continue;
+    const std::string& channel = words[2];
+    if (channel == "+sentinel" || channel == "+slave" || channel == "+reboot" ||
+        channel.rfind("__", 0) == 0) {
+      continue;
+    }
+    if (channel == "+promoted-slave") history_.probe("failover");
+    const bool fault_like = channel == "+promoted-slave" || channel == "+switch-master" ||
+                            channel == "+odown" || channel == "+convert-to-slave";
+    const std::string text = names_for_addresses(words[3]);
+    failover_events_.push_back({channel + " " + s.name, true_now().ms_floor(), 0});
+    tell(s.id, fault_like ? "fault" : "cluster", channel + ": " + text);
+  }
 }
 
 std::optional<std::string> RealWorld::spawn_client(ClientRun& c) {
@@ -413,6 +627,16 @@ std::optional<std::string> RealWorld::start() {
     infos_.push_back({spec.name, "node"});
     nodes_.push_back(std::move(n));
   }
+  if (scenario_.failover.enabled) {
+    for (const std::string& name : scenario_.failover.sentinels) {
+      auto s = std::make_unique<SentinelRun>();
+      s->name = name;
+      s->id = static_cast<ProcessId>(infos_.size());
+      ids_[name] = s->id;
+      infos_.push_back({name, "sentinel"});
+      sentinels_.push_back(std::move(s));
+    }
+  }
   std::optional<ProcessId> resource_id;
   if (scenario_.resource.enabled) {
     resource_id = static_cast<ProcessId>(infos_.size());
@@ -459,6 +683,12 @@ std::optional<std::string> RealWorld::start() {
       return "cannot write the clock file of node " + n.spec->name;
     }
   }
+  for (auto& s : sentinels_) {
+    s->port = free_loopback_port();
+    if (s->port <= 0) return "no free port for sentinel " + s->name;
+    s->folder = folder_ + "/" + s->name;
+    std::filesystem::create_directories(s->folder);
+  }
 
   // The network, exactly as the runner sets up the simulated one.
   network_.set_default_delay(scenario_.network.delay);
@@ -475,13 +705,35 @@ std::optional<std::string> RealWorld::start() {
     }
   }
   fabric_ = std::make_unique<Fabric>(loop_, network_, 0);
+  // What nodes and sentinels reach each other at (replication, monitoring, hello messages): a
+  // proxy per process that tells who connected by the connecting process's pid.
+  const bool group = scenario_.failover.enabled ||
+                     std::any_of(scenario_.nodes.begin(), scenario_.nodes.end(),
+                                 [](const NodeSpec& n) { return n.role == "replica"; });
+  if (group) {
+    const auto identify = [this](int fd) { return this->identify(fd); };
+    for (auto& n : nodes_) {
+      n->announced = fabric_->listen_announced(n->id, n->port, identify);
+      if (n->announced <= 0) return "cannot open the announced port of node " + n->spec->name;
+    }
+    for (auto& s : sentinels_) {
+      s->announced = fabric_->listen_announced(s->id, s->port, identify);
+      if (s->announced <= 0) return "cannot open the announced port of sentinel " + s->name;
+    }
+  }
 
   // Clients: their proxies, then their processes.
   for (auto& c : clients_) {
     const ClientSpec& spec = *c->spec;
     json nodes = json::array();
+    const FailoverSpec& failover = scenario_.failover;
+    bool follows = false;
     for (const std::string& name : spec.nodes) {
-      const ProcessId to = id_of(name);
+      // A client naming the failover group starts at its master and follows the sentinels'
+      // +switch-master (as the simulated client does).
+      const bool is_group = failover.enabled && name == failover.master_name;
+      follows = follows || is_group;
+      const ProcessId to = id_of(is_group ? failover.master : name);
       int port = -1;
       if (name == "counter" && counter_) {
         port =
@@ -498,6 +750,26 @@ std::optional<std::string> RealWorld::start() {
                 {"lock", spec.lock},     {"watchdog", spec.watchdog},
                 {"params", spec.params}, {"seed", scenario_.seed},
                 {"nodes", nodes}};
+    if (follows) {
+      // The sentinels to subscribe to, and each member of the group by the address the
+      // sentinels announce it at, reached through this client's own link to it.
+      json group_json{{"name", failover.master_name}};
+      for (const auto& s : sentinels_) {
+        const int port = fabric_->listen_upstream(c->id, s->id, s->port);
+        if (port <= 0) return "cannot open a proxy port for " + spec.name + " -> " + s->name;
+        group_json["sentinels"].push_back(
+            {{"name", s->name}, {"host", "127.0.0.1"}, {"port", port}});
+      }
+      for (const auto& n : nodes_) {
+        const int port = fabric_->listen_upstream(c->id, n->id, n->port);
+        if (port <= 0) return "cannot open a proxy port for " + spec.name + " -> " + n->spec->name;
+        group_json["members"].push_back({{"name", n->spec->name},
+                                         {"announced", n->announced},
+                                         {"host", "127.0.0.1"},
+                                         {"port", port}});
+      }
+      config["group"] = group_json;
+    }
     if (resource_id) {
       const int port = fabric_->listen_service(
           c->id, *resource_id, [this](const Command& command, ProcessId from, Instant at) {
@@ -513,6 +785,39 @@ std::optional<std::string> RealWorld::start() {
     if (!c->clock_file.open(folder_ + "/clock-" + spec.name, 0)) {
       return "cannot write the clock file of client " + spec.name;
     }
+  }
+  // With replicas or sentinels the servers start first: replicas must sync, sentinels discover
+  // each other (hello messages every 2 s), and clients subscribe to the sentinels before they
+  // say `ready`. Their wall clocks are set forward to a whole second at time zero instead (the
+  // everysec alignment below does not apply to them).
+  if (group) {
+    for (auto& n : nodes_) {
+      if (auto error = start_node(*n)) return error;
+    }
+    for (auto& n : nodes_) {
+      if (auto error = wait_until_ready(*n, 5'000)) return error;
+    }
+    for (auto& s : sentinels_) {
+      if (auto error = start_sentinel(*s)) return error;
+    }
+    for (auto& s : sentinels_) {
+      const int64_t until = monotonic_ns() + 5'000'000'000;
+      while (monotonic_ns() < until && !loopback_command(s->port, {"PING"}, 200))
+        loop_.run_once(10'000'000);
+      s->events_fd = connect_loopback(s->port, 500);
+      const std::string subscribe = encode_command({"PSUBSCRIBE", "*"});
+      if (s->events_fd < 0 || ::send(s->events_fd, subscribe.data(), subscribe.size(),
+                                     MSG_NOSIGNAL) != static_cast<ssize_t>(subscribe.size())) {
+        return "sentinel " + s->name + " did not answer on 127.0.0.1:" + std::to_string(s->port);
+      }
+      SentinelRun* pointer = s.get();
+      loop_.watch(s->events_fd, [this, pointer](short) { on_sentinel_event(*pointer); });
+    }
+    if (auto error = wait_for_group(20'000)) return error;
+    for (auto& n : nodes_)
+      record_durable_baseline(*n);
+  }
+  for (auto& c : clients_) {
     if (auto error = spawn_client(*c)) return error;
   }
   // Every client says `ready` before time starts.
@@ -547,27 +852,34 @@ std::optional<std::string> RealWorld::start() {
   // has moved on from the last one, which starts as the second it started in): so it started
   // in second W, and both worlds tick at the same true instants.
   const int64_t second = 1'000'000'000;
-  const int64_t whole_second = (realtime_ns() / second + 1) * second;
-  for (auto& n : nodes_)
-    n->clock_file.set(whole_second + second / 10 - realtime_ns());
-  for (auto& n : nodes_) {
-    if (auto error = start_node(*n)) return error;
+  int64_t whole_second = (realtime_ns() / second + 1) * second;
+  if (!group) {
+    for (auto& n : nodes_)
+      n->clock_file.set(whole_second + second / 10 - realtime_ns());
+    for (auto& n : nodes_) {
+      if (auto error = start_node(*n)) return error;
+    }
+    for (auto& n : nodes_) {
+      if (auto error = wait_until_ready(*n, 5'000)) return error;
+    }
+    for (auto& n : nodes_)
+      record_durable_baseline(*n);
   }
-  for (auto& n : nodes_) {
-    if (auto error = wait_until_ready(*n, 5'000)) return error;
-  }
-  for (auto& n : nodes_)
-    record_durable_baseline(*n);
 
   for (auto& c : clients_) {
     if (const DriverSpec* driver = driver_for(*c->spec)) {
       driver_notes_.push_back(c->spec->name + ": driver " + driver->name);
     }
   }
+  for (auto& n : nodes_) {
+    if (n->announced > 0)
+      loopback_command(n->port, {"CONFIG", "SET", "repl-diskless-sync-delay", "5"}, 500);
+  }
   // Time starts: true time zero is now, plus a margin for scheduling.
   t0_ns_ = monotonic_ns() + 20'000'000;
   fabric_->set_start(t0_ns_);
   const int64_t realtime_at_t0 = realtime_ns() - monotonic_ns() + t0_ns_;
+  if (group) whole_second = (realtime_at_t0 / second + 1) * second;
   // Every wall clock reads a whole second at true time zero, plus the process's own offset.
   const int64_t wall_zero = whole_second;
   for (std::size_t id = 0; id < infos_.size(); ++id) {
@@ -1303,6 +1615,8 @@ void RealWorld::schedule_faults() {
 // ---- the run ----
 
 bool RealWorld::idle() const {
+  // Sentinels never go quiet: the simulator runs a file with a failover block to its duration.
+  if (!sentinels_.empty()) return false;
   if (true_now() < Instant::from_ms(last_scheduled_ms_)) return false;
   for (const auto& [id, pending] : restarts_)
     if (pending.armed) return false;
@@ -1338,7 +1652,9 @@ void RealWorld::run() {
       break;
     }
     if (monotonic_ns() >= end_ns) {
-      stop_ = "duration_limit";
+      // The file's duration, as the simulator's run_until: a normal end (always, with
+      // sentinels), not a limit.
+      stop_ = "reached_until";
       break;
     }
     if (monotonic_ns() > t0_ns_ && idle()) break;
@@ -1352,6 +1668,14 @@ void RealWorld::stop_all() {
     if (c->process.stdout_fd() >= 0) loop_.unwatch(c->process.stdout_fd());
     c->process.kill_and_reap();
     c->alive = false;
+  }
+  for (auto& s : sentinels_) {
+    if (s->events_fd >= 0) {
+      loop_.unwatch(s->events_fd);
+      ::close(s->events_fd);
+      s->events_fd = -1;
+    }
+    s->process.kill_and_reap();
   }
   for (auto& n : nodes_)
     n->process.kill_and_reap();
@@ -1389,7 +1713,7 @@ RealRun RealWorld::finish() {
                              .grants = history_.grants().size(),
                              .messages = fabric_->delivered(),
                              .stop = stop_,
-                             .limit_hit = stop_ != "idle"};
+                             .limit_hit = stop_ != "idle" && stop_ != "reached_until"};
   // Expected overlaps match within the agreement tolerance, max(25 ms, 2 % of their length):
   // a real grant lands a few milliseconds after the simulated one, more on a loaded machine.
   int64_t tolerance_ms = 25;
@@ -1433,6 +1757,7 @@ RealRun RealWorld::finish() {
                         report.warnings.end());
   report.folder = folder_;
   report.drivers = driver_notes_;
+  report.failover_events = failover_events_;
   report.warnings.insert(report.warnings.end(), protocol_errors_.begin(), protocol_errors_.end());
   stop_all();
   report.wall_ms = (monotonic_ns() - setup_started_ns_) / 1'000'000;
@@ -1443,7 +1768,7 @@ RealRun RealWorld::finish() {
 
 std::optional<RealRun> run_real(const Scenario& scenario, const RealOptions& options,
                                 std::string& error) {
-  if (auto reason = unstageable_reason(scenario)) {
+  if (auto reason = unstageable_reason(scenario, options.drivers)) {
     error = *reason;
     return std::nullopt;
   }

@@ -61,6 +61,9 @@ struct RealReport {
   int64_t wall_ms = 0;                // the whole real run, set-up and clean-up included
   std::string folder;                 // where logs were (kept only with keep_folder)
   std::vector<std::string> drivers;   // "A: driver node-redlock-5" for clients a driver ran
+  // Each real sentinel's events ("+sdown S1", "+switch-master S2", ...) at their true times
+  // (scheduled_ms), to compare the failover's timing with the simulator's.
+  std::vector<ActionTiming> failover_events;
 };
 
 struct RealRun {
@@ -71,6 +74,10 @@ struct RealRun {
 // Why the scenario cannot be staged for real yet (one sentence naming the field or fault), or
 // nullopt when it can.
 std::optional<std::string> unstageable_reason(const Scenario& scenario);
+// The same, for the drivers that would run its clients: a driver does not follow Sentinel, so a
+// client naming the failover group cannot be run by one.
+std::optional<std::string> unstageable_reason(const Scenario& scenario,
+                                              const std::vector<DriverSpec>& drivers);
 
 // Stages and runs the scenario. On a set-up failure (no redis-server, port in use, a process
 // that would not start) returns nullopt with `error` set, having stopped whatever it started.

@@ -14,7 +14,12 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string_view>
 
 #include "real/resp.hpp"
 
@@ -252,6 +257,60 @@ std::optional<std::string> loopback_command(int port, const std::vector<std::str
     }
   }
   ::close(fd);
+  return std::nullopt;
+}
+
+namespace {
+
+// The inode of the socket 127.0.0.1:local_port -> 127.0.0.1:remote_port, from /proc/net/tcp.
+std::optional<unsigned long> loopback_socket_inode(int local_port, int remote_port) {
+  std::ifstream table("/proc/net/tcp");
+  std::string line;
+  std::getline(table, line);  // the header
+  char local[16];
+  char remote[16];
+  std::snprintf(local, sizeof(local), "0100007F:%04X", local_port);
+  std::snprintf(remote, sizeof(remote), "0100007F:%04X", remote_port);
+  while (std::getline(table, line)) {
+    std::istringstream fields(line);
+    std::string slot, local_address, remote_address, state, queues, timer, retransmits, uid,
+        timeout;
+    unsigned long inode = 0;
+    if (!(fields >> slot >> local_address >> remote_address >> state >> queues >> timer >>
+          retransmits >> uid >> timeout >> inode)) {
+      continue;
+    }
+    if (local_address == local && remote_address == remote && inode != 0) return inode;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<pid_t> loopback_peer_pid(int accepted_fd, const std::vector<pid_t>& candidates) {
+  sockaddr_in peer{};
+  sockaddr_in self{};
+  socklen_t peer_length = sizeof(peer);
+  socklen_t self_length = sizeof(self);
+  if (::getpeername(accepted_fd, reinterpret_cast<sockaddr*>(&peer), &peer_length) != 0 ||
+      ::getsockname(accepted_fd, reinterpret_cast<sockaddr*>(&self), &self_length) != 0) {
+    return std::nullopt;
+  }
+  const std::optional<unsigned long> inode =
+      loopback_socket_inode(ntohs(peer.sin_port), ntohs(self.sin_port));
+  if (!inode) return std::nullopt;
+  const std::string wanted = "socket:[" + std::to_string(*inode) + "]";
+  for (const pid_t pid : candidates) {
+    if (pid <= 0) continue;
+    std::error_code error;
+    const std::filesystem::path folder = "/proc/" + std::to_string(pid) + "/fd";
+    for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+      char target[64];
+      const ssize_t n = ::readlink(entry.path().c_str(), target, sizeof(target) - 1);
+      if (n <= 0) continue;
+      if (std::string_view(target, static_cast<std::size_t>(n)) == wanted) return pid;
+    }
+  }
   return std::nullopt;
 }
 

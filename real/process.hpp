@@ -62,4 +62,10 @@ int connect_loopback(int port, int timeout_ms);
 std::optional<std::string> loopback_command(int port, const std::vector<std::string>& argv,
                                             int timeout_ms);
 
+// Which of `candidates` owns the other end of `accepted_fd`, a connection accepted on
+// 127.0.0.1: the peer's socket is found in /proc/net/tcp by its port and the listener's, then
+// in the candidates' file descriptors by its inode (what `ss -p` does). Nullopt when no
+// candidate owns it (a process the harness did not start).
+std::optional<pid_t> loopback_peer_pid(int accepted_fd, const std::vector<pid_t>& candidates);
+
 }  // namespace redlock_sim::real

@@ -15,6 +15,7 @@ required_packages=(
   nlohmann-json3-dev liblua5.1-0-dev lua-cjson lua-bitop libhiredis-dev libbenchmark-dev
   libjemalloc-dev libcpp-httplib-dev
   redis-server redis-tools procps
+  parallel
   chromium
 )
 
@@ -46,6 +47,15 @@ install_browser_test_dependencies() {
     echo "== installing playwright-core (npm ci in tests/browser)"
     (cd "$repo_root/tests/browser" &&
       PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --silent)
+  fi
+}
+
+# The Kubernetes manifests' schema check runs kubernetes-models from npm (pinned by
+# tests/deploy/package-lock.json; node and npm as for the browser test).
+install_deploy_check_dependencies() {
+  if [ ! -d "$repo_root/tests/deploy/node_modules/kubernetes-models" ]; then
+    echo "== installing kubernetes-models (npm ci in tests/deploy)"
+    (cd "$repo_root/tests/deploy" && npm ci --no-audit --no-fund --silent)
   fi
 }
 

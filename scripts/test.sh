@@ -8,6 +8,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 "$repo_root/scripts/build.sh"
 install_browser_test_dependencies
+install_deploy_check_dependencies
 "$repo_root/scripts/install-drivers.sh"
 cd "$build_dir"
 ctest --output-on-failure -LE slow -j "$(nproc)" "$@"

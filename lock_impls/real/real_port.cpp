@@ -69,7 +69,14 @@ class RealPort::NodeThread {
   void submit(uint64_t request, Command command, int64_t deadline_ns) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      jobs_.push_back({request, std::move(command), deadline_ns});
+      jobs_.push_back({request, std::move(command), deadline_ns, std::nullopt});
+    }
+    wake_.notify_one();
+  }
+  void redirect(Endpoint endpoint) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      jobs_.push_back({0, {}, 0, std::move(endpoint)});
     }
     wake_.notify_one();
   }
@@ -78,7 +85,8 @@ class RealPort::NodeThread {
   struct Job {
     uint64_t request;
     Command command;
-    int64_t deadline_ns;  // monotonic: when the caller stops waiting for the reply
+    int64_t deadline_ns;               // monotonic: when the caller stops waiting for the reply
+    std::optional<Endpoint> redirect;  // not a request: connect there from now on
   };
 
   void loop() {
@@ -90,6 +98,12 @@ class RealPort::NodeThread {
         if (stopping_) return;
         job = std::move(jobs_.front());
         jobs_.pop_front();
+      }
+      if (job.redirect) {
+        endpoint_ = std::move(*job.redirect);
+        if (context_ != nullptr) redisFree(context_);
+        context_ = nullptr;
+        continue;
       }
       owner_.post(Completion{job.request, execute(job.command, job.deadline_ns)});
     }
@@ -174,6 +188,10 @@ void RealPort::random_bytes(std::span<uint8_t> out) {
   }
   for (uint8_t& b : out)
     b = static_cast<uint8_t>(random_());
+}
+
+void RealPort::redirect(std::size_t node, Endpoint endpoint) {
+  if (node < nodes_.size()) nodes_[node]->redirect(std::move(endpoint));
 }
 
 void RealPort::spawn(Task<void> task) {

@@ -55,6 +55,10 @@ class RealPort : public Port {
   Instant monotonic_now() override;
   void random_bytes(std::span<uint8_t> out) override;
 
+  // Sends the node's later requests to `endpoint` (a failover moved the master); requests
+  // already handed to its connection go first, in order. Callable from any thread.
+  void redirect(std::size_t node, Endpoint endpoint);
+
   // Adds a root coroutine (a watchdog, a second client) that runs alongside the next run().
   void spawn(Task<void> task);
 

@@ -68,6 +68,8 @@ Cluster::Cluster(Simulator& simulator, const std::vector<NodeSpec>& nodes,
       sentinel_ids_.push_back(sentinel.id());
     }
     SIM_ASSERT(sentinel_ids_ == sentinel_ids);
+    for (ProcessId member : group)
+      node(member).set_monitors(sentinel_ids_);
   }
   // At time zero, after whoever built the world has set clocks: timers are aimed on them.
   simulator_.schedule_action(simulator_.now(), [this] { start(); });

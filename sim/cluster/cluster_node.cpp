@@ -20,6 +20,7 @@ using redis_text::to_lower;
 namespace {
 constexpr uint64_t cron_tag = 2;
 constexpr uint64_t rdb_tag = 3;
+constexpr uint64_t full_sync_tag = 4;
 constexpr uint64_t wait_tag_base = 1'000;
 constexpr const char* link_closed = "REPLLINKCLOSED";
 
@@ -102,6 +103,8 @@ void ClusterNode::prepare_stop(StopKind kind) {
   for (const auto& [replica, state] : replicas_)
     send_message(replica, make_command(link_closed), 0);
   if (master_) send_message(*master_, make_command(link_closed), 0);
+  for (ProcessId sentinel : monitors_)
+    send_message(sentinel, make_command(link_closed), 0);
 }
 
 std::size_t ClusterNode::good_replicas() const {
@@ -305,14 +308,53 @@ void ClusterNode::on_psync(const Message& message) {
                             std::to_string(offset) + " (" + std::to_string(missing.size()) +
                             " commands from the backlog)");
   } else {
-    reply = make_command("FULLRESYNC", replid_, std::to_string(offset_));
-    append_snapshot(reply, engine().snapshot());
-    tell("replication", "full resync of " + replica_name + ": " +
-                            std::to_string(engine().key_count()) + " keys sent");
+    // Diskless full sync (7.0's default): the transfer starts repl-diskless-sync-delay after
+    // the request, with the data set as it is then; meanwhile the replica is not online (no
+    // acks, not counted by WAIT or min-replicas). A replica asking again meanwhile waits on.
+    replicas_.erase(message.from);
+    if (full_syncs_pending_.count(message.from) != 0) return;
+    if (options_.repl_diskless_sync_delay_ms == 0) {
+      send_full_resync(message.from);
+      return;
+    }
+    full_syncs_pending_[message.from] = monotonic_now();
+    tell("replication", "full resync of " + replica_name + " requested: the transfer starts in " +
+                            std::to_string(options_.repl_diskless_sync_delay_ms) +
+                            " ms (repl-diskless-sync-delay)");
+    start_timer(ClockKind::monotonic,
+                monotonic_now() + Duration::from_ms(options_.repl_diskless_sync_delay_ms),
+                full_sync_tag);
+    return;
   }
-  replicas_[message.from] =
-      ReplicaState{.acked_offset = partial ? offset : 0, .last_ack = monotonic_now()};
+  replicas_[message.from] = ReplicaState{.acked_offset = offset, .last_ack = monotonic_now()};
   send_message(message.from, std::move(reply), 0);
+}
+
+void ClusterNode::send_full_resync(ProcessId replica) {
+  Command reply = make_command("FULLRESYNC", replid_, std::to_string(offset_));
+  append_snapshot(reply, engine().snapshot());
+  tell("replication", "full resync of " + name_of(replica) + ": " +
+                          std::to_string(engine().key_count()) + " keys sent");
+  replicas_[replica] = ReplicaState{.acked_offset = 0, .last_ack = monotonic_now()};
+  send_message(replica, std::move(reply), 0);
+}
+
+void ClusterNode::start_full_syncs() {
+  const Instant now = monotonic_now();
+  const Duration delay = Duration::from_ms(options_.repl_diskless_sync_delay_ms);
+  for (auto it = full_syncs_pending_.begin(); it != full_syncs_pending_.end();) {
+    if (now - it->second < delay) {
+      ++it;
+      continue;
+    }
+    const ProcessId replica = it->first;
+    it = full_syncs_pending_.erase(it);
+    if (is_master()) {
+      send_full_resync(replica);
+    } else {
+      send_message(replica, make_command(link_closed), 0);  // no longer a master: dropped
+    }
+  }
 }
 
 void ClusterNode::on_full_resync(const Message& message) {
@@ -476,6 +518,8 @@ void ClusterNode::unblock_waiters(const std::string& error) {
 void ClusterNode::on_timer(uint64_t tag) {
   if (tag == cron_tag) {
     cron();
+  } else if (tag == full_sync_tag) {
+    start_full_syncs();
   } else if (tag == rdb_tag) {
     rdb_armed_ = false;
     persistence_.save_rdb(engine().snapshot());  // `save <interval> 1`, as a completed BGSAVE
@@ -491,6 +535,7 @@ void ClusterNode::on_crash() {
   keys_at_stop_ = engine().key_count();
   RedisNode::on_crash();
   replicas_.clear();
+  full_syncs_pending_.clear();
   waiters_.clear();  // their timers are gone and their clients' connections closed
   client_write_offsets_.clear();
   link_ = Link::down;

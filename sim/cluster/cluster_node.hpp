@@ -33,6 +33,9 @@ struct ClusterNodeOptions {
   int64_t replica_priority = 100;
   int64_t repl_timeout_ms = 60'000;  // Redis's repl-timeout: a silent link is declared down
   int64_t repl_backlog_bytes = 1'048'576;
+  // Redis's repl-diskless-sync-delay (7.0 default 5 s): a full resync's transfer starts this
+  // long after the replica asked, so that more replicas can share it; 0 starts it at once.
+  int64_t repl_diskless_sync_delay_ms = 5'000;
 };
 
 class ClusterNode : public RedisNode {
@@ -58,6 +61,8 @@ class ClusterNode : public RedisNode {
   // What a stop of this kind leaves on disk, and the FIN a kill or shutdown sends to peers.
   // Call it just before Simulator::crash (Cluster::crash does).
   void prepare_stop(StopKind kind);
+  // The sentinels monitoring this node: a kill or shutdown closes their connections too.
+  void set_monitors(std::vector<ProcessId> sentinels) { monitors_ = std::move(sentinels); }
 
   bool is_master() const { return !master_.has_value(); }
   std::optional<ProcessId> master() const { return master_; }
@@ -155,6 +160,11 @@ class ClusterNode : public RedisNode {
 
   // Master role.
   std::map<ProcessId, ReplicaState> replicas_;
+  std::vector<ProcessId> monitors_;
+  // Replicas waiting for a full resync's transfer to start, and when each asked.
+  std::map<ProcessId, Instant> full_syncs_pending_;
+  void start_full_syncs();
+  void send_full_resync(ProcessId replica);
   std::map<ProcessId, int64_t> client_write_offsets_;  // Redis's c->woff, per client process
   std::map<uint64_t, Waiter> waiters_;                 // by timer tag
   uint64_t next_waiter_tag_ = 0;

@@ -65,7 +65,7 @@ void SentinelProcess::tick() {
     it = now - it->second.sent > pending_max ? pending_.erase(it) : std::next(it);
   }
   for (ProcessId node : options_.nodes) {
-    request(node, make_command("PING"), RequestKind::ping);
+    send_ping(node);
     request(node, make_command("INFO", "replication"), RequestKind::info);
   }
   const std::string epoch = std::to_string(config_epoch_);
@@ -89,19 +89,39 @@ void SentinelProcess::tick() {
   arm_tick();
 }
 
+void SentinelProcess::send_ping(ProcessId node) {
+  // Redis's sentinelSendPing: the first unanswered PING's time is kept until a valid reply.
+  NodeView& view = views_[node];
+  if (!view.ping_pending_since) view.ping_pending_since = monotonic_now();
+  request(node, make_command("PING"), RequestKind::ping);
+  if (node == master_) arm_sdown_timer();
+}
+
+void SentinelProcess::on_link_closed(ProcessId node) {
+  // A killed or shut down node closes the connection; Sentinel reconnects at its next timer
+  // tick and sends a PING at once (sentinelReconnectInstance), which goes unanswered: SDOWN
+  // follows down_after_ms after that, not after the PING of the next second.
+  if (std::find(options_.nodes.begin(), options_.nodes.end(), node) == options_.nodes.end()) return;
+  send_ping(node);
+}
+
 void SentinelProcess::arm_sdown_timer() {
   if (sdown_timer_ != 0) cancel_timer(sdown_timer_);
-  // SDOWN once more than down_after_ms have passed since the last valid reply.
-  const Instant deadline = views_[master_].last_valid_reply +
-                           Duration::from_ms(options_.down_after_ms) + Duration::from_ms(1);
+  sdown_timer_ = 0;
+  // SDOWN once more than down_after_ms have passed since the oldest unanswered PING was sent
+  // (sentinelCheckSubjectivelyDown's act_ping_time).
+  const std::optional<Instant> since = views_[master_].ping_pending_since;
+  if (!since) return;
+  const Instant deadline =
+      *since + Duration::from_ms(options_.down_after_ms) + Duration::from_ms(1);
   sdown_timer_ = start_timer(ClockKind::monotonic, deadline, sdown_tag);
 }
 
 void SentinelProcess::check_sdown() {
   sdown_timer_ = 0;
   const Instant now = monotonic_now();
-  if (sdown_ || now - views_[master_].last_valid_reply <= Duration::from_ms(options_.down_after_ms))
-    return;
+  const std::optional<Instant> since = views_[master_].ping_pending_since;
+  if (sdown_ || !since || now - *since <= Duration::from_ms(options_.down_after_ms)) return;
   sdown_ = true;
   sdown_since_ = now;
   tell("+sdown", "master " + name_of(master_) + " (no valid reply for " +

@@ -82,6 +82,9 @@ class SentinelProcess : public Process {
   static constexpr uint64_t promote_tag = 4;
   struct NodeView {
     Instant last_valid_reply;  // monotonic; the start time until the first reply
+    // When the oldest PING still unanswered was sent (Sentinel's act_ping_time): SDOWN is
+    // measured from it, not from the last reply.
+    std::optional<Instant> ping_pending_since;
     Instant info_time;
     bool has_info = false;
     bool reports_master = false;
@@ -103,6 +106,8 @@ class SentinelProcess : public Process {
   void tick();
   void arm_tick();
   void arm_sdown_timer();
+  void send_ping(ProcessId node);
+  void on_link_closed(ProcessId node);
   void check_sdown();
   void check_odown();
   void try_failover();

@@ -125,6 +125,7 @@ void SentinelProcess::on_message(Message& message) {
   }
   if (message.request_id == 0) {
     if (message.command.front() == "SENTINEL-HELLO") on_hello(message.command);
+    if (message.command.front() == "REPLLINKCLOSED") on_link_closed(message.from);
     return;
   }
   on_request(message);
@@ -136,6 +137,7 @@ void SentinelProcess::on_ping_reply(ProcessId from, const Reply& reply) {
                                            reply.text.rfind("MASTERDOWN", 0) == 0));
   if (!valid) return;
   views_[from].last_valid_reply = monotonic_now();
+  views_[from].ping_pending_since.reset();
   if (from != master_) return;
   if (sdown_) {
     sdown_ = false;
@@ -286,6 +288,7 @@ void SentinelProcess::switch_master(ProcessId master, const std::string& why) {
   for (auto& [node, view] : views_)
     view.contradiction_since.reset();
   views_[master_].last_valid_reply = monotonic_now();
+  views_[master_].ping_pending_since.reset();
   arm_sdown_timer();
   tell("+switch-master",
        options_.master_name + " " + name_of(old) + " -> " + name_of(master) + " (" + why + ")");

@@ -42,20 +42,19 @@ Duration DelaySpec::draw(Rng& rng) const {
 
 void Network::ensure_processes(std::size_t count) {
   if (count <= process_count_) return;
-  std::vector<Link> grown(count * count);
-  for (std::size_t from = 0; from < process_count_; ++from) {
-    for (std::size_t to = 0; to < process_count_; ++to) {
-      grown[from * count + to] = std::move(links_[from * process_count_ + to]);
-    }
-  }
-  links_ = std::move(grown);
+  rows_.resize(count);
   process_count_ = count;
 }
 
 Network::Link& Network::link(ProcessId from, ProcessId to) {
   SIM_ASSERT_LT(from, process_count_);
   SIM_ASSERT_LT(to, process_count_);
-  return links_[from * process_count_ + to];
+  std::vector<std::pair<ProcessId, Link>>& row = rows_[from];
+  auto it = std::lower_bound(
+      row.begin(), row.end(), to,
+      [](const std::pair<ProcessId, Link>& entry, ProcessId id) { return entry.first < id; });
+  if (it == row.end() || it->first != to) it = row.insert(it, {to, Link{}});
+  return it->second;
 }
 
 void Network::set_link_delay(ProcessId from, ProcessId to, const DelaySpec& delay) {

@@ -58,6 +58,53 @@ PY
     grep -q "Agreement: 5 of 5" "$work/agree.txt" || fail "not 5 of 5 in agreement"
     check_nothing_left
     ;;
+  failover)
+    # S15 with a real Sentinel failover: three redis-server --sentinel processes watch M and its
+    # replica R through the harness's proxies; M is killed at 50 ms, the sentinels promote R, the
+    # clients follow +switch-master, and B's lock on R overlaps A's as in the simulator.
+    "$cli" real "$source_dir/scenarios/failover-loses-lock.json" --json "$work/f.json" --timeline >"$work/f.txt"
+    rc=$?
+    [ $rc -eq 0 ] || { cat "$work/f.txt"; fail "real failover-loses-lock exited $rc"; }
+    python3 - "$work/f.json" <<'PY' || fail "failover-loses-lock for real"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["verdicts"]["mutual_exclusion"] == "violated", r["verdicts"]
+o = [v for v in r["violations"] if v["kind"] == "overlap"][0]
+assert abs(o["start_ms"] - 8002) <= 25 and abs(o["end_ms"] - 29698) <= 434, o
+events = [e["what"].split()[0] for e in r["real"]["failover_events"]]
+for needed in ["+sdown", "+odown", "+promoted-slave", "+switch-master"]:
+    assert needed in events, (needed, events)
+# Real Sentinel: SDOWN about 5 s after the kill (its reconnect PING starts the count).
+sdown = min(e["at_ms"] for e in r["real"]["failover_events"] if e["what"].startswith("+sdown"))
+assert 5050 <= sdown <= 5400, sdown
+PY
+    grep -q "B .*learns the master of mymaster is now R" "$work/f.txt" || fail "B did not follow +switch-master"
+    # A replica of Redis 6.2 cannot be staged with the installed 7.0; nor a fault on a sentinel.
+    python3 - "$source_dir/scenarios/failover-loses-lock.json" "$work" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["nodes"][1]["redis_version"] = "6.2"
+json.dump(s, open(sys.argv[2] + "/v62.json", "w"))
+s = json.load(open(sys.argv[1]))
+s["faults"].append({"kind": "pause", "at_ms": 100, "target": "S2", "duration_ms": 100})
+json.dump(s, open(sys.argv[2] + "/sentinel-fault.json", "w"))
+PY
+    "$cli" real "$work/v62.json" 2>"$work/e1"
+    rc=$?
+    [ $rc -eq 2 ] || fail "a 6.2 replica exited $rc"
+    grep -q "node R asks for redis_version 6.2: only the installed 7.0 can be staged" "$work/e1" || fail "message: $(cat "$work/e1")"
+    "$cli" real "$work/sentinel-fault.json" 2>"$work/e2"
+    rc=$?
+    [ $rc -eq 2 ] || fail "a fault on a sentinel exited $rc"
+    grep -q "targets sentinel S2: faults on sentinels cannot be staged for real yet" "$work/e2" || fail "message: $(cat "$work/e2")"
+    # A driver does not follow Sentinel: a client naming the group cannot be given to one.
+    "$cli" real "$source_dir/scenarios/failover-loses-lock.json" --driver-command "python3 -c pass" \
+      --driver-profiles single-instance 2>"$work/e3"
+    rc=$?
+    [ $rc -eq 2 ] || fail "a driver for a group client exited $rc"
+    grep -q "names the failover group mymaster: driver" "$work/e3" || fail "message: $(cat "$work/e3")"
+    check_nothing_left
+    ;;
   bad_input)
     "$cli" real "$source_dir/scenarios/node-clock-fast-within-drift.json" 2>"$work/e1"
     rc=$?

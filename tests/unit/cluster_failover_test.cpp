@@ -50,6 +50,36 @@ TEST(ClusterFailover, MasterKilledBeforeReplicationLosesTheLock) {
   EXPECT_EQ(heard.front(), make_command("+switch-master", "mymaster", "R"));
 }
 
+// Sentinel's SDOWN counts from the oldest unanswered PING (act_ping_time), not from the last
+// reply: a master cut off from the sentinels at 500 ms, between the PINGs of 0 and 1000 ms,
+// is SDOWN 5000 ms after the PING of 1000 ms. A killed master closes the sentinels' links, and
+// their reconnect PING at once starts the count: SDOWN 5000 ms after the kill.
+TEST(ClusterFailover, SdownCountsFromTheFirstUnansweredPing) {
+  {
+    ClusterWorld world({master_spec("M"), replica_spec("R", "M")}, three_sentinels("M"), {});
+    world.at(500, [&] {
+      world.simulator.network().add_partition(
+          {.side_a = {world.id("M")},
+           .side_b = {world.id("S1"), world.id("S2"), world.id("S3")},
+           .end = Instant::from_ms(60'000)});
+    });
+    world.run_until(8000);
+    const auto sdown = world.first("+sdown");
+    ASSERT_TRUE(sdown);
+    EXPECT_GE(*sdown, Instant::from_ms(6000));
+    EXPECT_LE(*sdown, Instant::from_ms(6002));
+  }
+  {
+    ClusterWorld world({master_spec("M"), replica_spec("R", "M")}, three_sentinels("M"), {});
+    world.crash_at(500, "M", FaultKind::crash);
+    world.run_until(8000);
+    const auto sdown = world.first("+sdown");
+    ASSERT_TRUE(sdown);
+    EXPECT_GE(*sdown, Instant::from_ms(5500));
+    EXPECT_LE(*sdown, Instant::from_ms(5502));
+  }
+}
+
 // S16: SET then WAIT 1 100 returns 1; the acked replica is promoted and keeps the key with its
 // absolute expiry (7.0) or the one it computed itself (6.2), so B's SET NX at 6 100 fails.
 TEST(ClusterFailover, WaitAckedReplicaPromotedKeepsTheLock) {
@@ -95,7 +125,7 @@ TEST(ClusterFailover, IsolatedOldMasterIsDemotedAndWipedAfterHeal) {
                          0);
   auto b = world.send_at(6100, "R2", {make_command("SET", "lock", "B", "NX", "PX", "30000")}, 1);
   auto r3_role = world.send_at(8000, "R3", {make_command("ROLE")}, 1);
-  world.run_until(50'000);
+  world.run_until(60'000);  // the old master's full resync waits 5 s (repl-diskless-sync-delay)
   ASSERT_EQ(a->size(), 2u);
   EXPECT_TRUE(reply_of(a, 0).is_ok());
   EXPECT_TRUE(reply_of(a, 1).is_ok());

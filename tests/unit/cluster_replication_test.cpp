@@ -142,16 +142,20 @@ TEST(ClusterReplication, DroppedStreamIsRepairedByPartialResync) {
 }
 
 // Item 13 and F10: a master without persistence restarts empty and its replica, resyncing from
-// it, is wiped too.
+// it, is wiped too: once the full resync's transfer starts, repl-diskless-sync-delay (5 s) after
+// the replica asked (it asks at its next once-a-second cron after the restart).
 TEST(ClusterReplication, RestartedEmptyMasterWipesItsReplica) {
   ClusterWorld world(pair_with_replica());
   world.send_at(0, "M", make_command("SET", "lock", "A"));
   world.crash_at(1000, "M", FaultKind::crash);
   world.restart_at(1500, "M");
   std::size_t replica_keys_while_down = 0;
+  std::size_t replica_keys_during_delay = 0;
   world.at(1400, [&] { replica_keys_while_down = world.node("R").engine().key_count(); });
-  world.run_until(5000);
+  world.at(6400, [&] { replica_keys_during_delay = world.node("R").engine().key_count(); });
+  world.run_until(9000);
   EXPECT_EQ(replica_keys_while_down, 1u);
+  EXPECT_EQ(replica_keys_during_delay, 1u);
   EXPECT_EQ(world.node("R").engine().key_count(), 0u);
   EXPECT_EQ(world.node("R").full_resyncs(), 1u);
   EXPECT_TRUE(world.node("R").master_link_up());
