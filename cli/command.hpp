@@ -24,6 +24,12 @@ struct Registrar {
   explicit Registrar(Command command);
 };
 
+// How to start this tool again in a line a person pastes: the path it was started by when that
+// has a slash (build/redlock-sim, /usr/local/bin/redlock-sim), else "redlock-sim" (found on the
+// PATH), shell-quoted when it needs to be.
+const std::string& program_name();
+void set_program_name(const char* argv0);
+
 // Prints "redlock-sim: <message>" and a hint, and returns exit_bad_input.
 int bad_input(const std::string& message);
 

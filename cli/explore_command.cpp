@@ -24,6 +24,7 @@
 #include "reports/html_report.hpp"
 #include "reports/result_json.hpp"
 #include "reports/text_report.hpp"
+#include "reports/tool_version.hpp"
 #include "scenarios/writer.hpp"
 #include "sim/explore/explore.hpp"
 
@@ -509,6 +510,7 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
                             {"fault_classes", class_names(config.classes)},
                             {"checkers", config.checkers},
                             {"group_by", group_by},
+                            {"tool", tool_json()},
                             {"bounds",
                              {{"window_ms", config.bounds.window_ms},
                               {"faults_per_class", config.bounds.faults_per_class_max},
@@ -603,7 +605,7 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
     }
     const std::string stem = "finding-" + std::to_string(i + 1) + "-" + f.checker;
     const std::filesystem::path path = std::filesystem::path(out_dir) / (stem + ".json");
-    const std::string command = "redlock-sim run " + path.string();
+    const std::string command = program_name() + " run " + path.string();
     entry["shrunk"] = {
         {"runs", s.shrunk.runs},
         {"minimal", s.shrunk.minimal},
@@ -627,7 +629,7 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
     const ScenarioResult pictured =
         run_scenario(scenario, factory, RunOptions{.message_log_max = 200'000});
     written = written && write_text(std::filesystem::path(out_dir) / (stem + ".html"),
-                                    html_report(pictured, scenario));
+                                    html_report(pictured, scenario, {.program = program_name()}));
     if (!written) {
       std::fprintf(stderr, "redlock-sim: cannot write to %s\n", out_dir.c_str());
       return exit_bad_input;

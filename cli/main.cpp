@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "reports/tool_version.hpp"
 
 namespace redlock_sim::cli {
 
@@ -38,6 +39,33 @@ Registrar::Registrar(Command command) {
   registry().push_back(command);
 }
 
+namespace {
+std::string& program_name_storage() {
+  static std::string name = "redlock-sim";
+  return name;
+}
+}  // namespace
+
+const std::string& program_name() {
+  return program_name_storage();
+}
+
+void set_program_name(const char* argv0) {
+  const std::string given = argv0 == nullptr ? "" : argv0;
+  if (given.find('/') == std::string::npos) return;
+  const bool plain = given.find_first_not_of(
+                         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                         "0123456789_./+-") == std::string::npos;
+  if (plain) {
+    program_name_storage() = given;
+    return;
+  }
+  std::string quoted = "'";
+  for (char c : given)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  program_name_storage() = quoted + "'";
+}
+
 int bad_input(const std::string& message) {
   std::fprintf(stderr, "redlock-sim: %s\n(try 'redlock-sim --help')\n", message.c_str());
   return exit_bad_input;
@@ -47,6 +75,7 @@ int bad_input(const std::string& message) {
 
 int main(int argc, char** argv) {
   using namespace redlock_sim::cli;
+  set_program_name(argc > 0 ? argv[0] : nullptr);
   std::vector<std::string> arguments(argv + 1, argv + argc);
   if (arguments.empty() || arguments[0] == "--help" || arguments[0] == "-h" ||
       arguments[0] == "help") {
@@ -54,7 +83,8 @@ int main(int argc, char** argv) {
     return arguments.empty() ? exit_bad_input : exit_ok;
   }
   if (arguments[0] == "--version") {
-    std::printf("redlock-sim 0.1.0\n");
+    std::printf("redlock-sim %s (commit %s)\n", redlock_sim::tool_version(),
+                redlock_sim::tool_commit());
     return exit_ok;
   }
   for (const Command& command : commands()) {

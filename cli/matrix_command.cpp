@@ -1,6 +1,7 @@
 // `redlock-sim matrix`: every lock of the registry against every fault column, with violation
 // rates over N seeds, a shrunk counterexample per violated cell, and the check against the
 // public catalogue's verdicts. Prints a terminal table; writes Markdown and JSON on request.
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <boost/program_options.hpp>
@@ -20,6 +21,10 @@
 #include "cli/real_wiring.hpp"
 #include "cli/shard.hpp"
 #include "lock_impls/registry.hpp"
+#include "reports/html_report.hpp"
+#include "reports/result_json.hpp"
+#include "reports/text_report.hpp"
+#include "reports/tool_version.hpp"
 #include "scenarios/parser.hpp"
 #include "scenarios/writer.hpp"
 #include "sim/explore/matrix.hpp"
@@ -158,8 +163,21 @@ void write_counterexamples(std::vector<Job>& jobs, const std::string& dir,
       shrunk.scenario.description = "Shrunk by redlock-sim matrix: " + job.row->name + " under " +
                                     job.column->description + ", seed " + std::to_string(seed) +
                                     ".";
-      std::ofstream(std::filesystem::path(dir) / file) << write_scenario(shrunk.scenario);
+      const std::filesystem::path path = std::filesystem::path(dir) / file;
+      std::ofstream(path) << write_scenario(shrunk.scenario);
       job.cell.counterexample = link_prefix + file;
+      // Beside it, what `redlock-sim run` shows for it, as explore writes for a finding: the
+      // JSON result, the story and the HTML report (whose reproduce line names this file).
+      shrunk.scenario.source = path.string();
+      const std::string stem = (std::filesystem::path(dir) / path.stem()).string();
+      const ScenarioResult run = run_scenario(shrunk.scenario, factory);
+      std::ofstream(stem + ".result.json") << result_json_text(run);
+      std::ofstream(stem + ".txt") << summary_text(run, shrunk.scenario.description,
+                                                   program_name() + " run " + path.string());
+      const ScenarioResult pictured =
+          run_scenario(shrunk.scenario, factory, RunOptions{.message_log_max = 200'000});
+      std::ofstream(stem + ".html")
+          << html_report(pictured, shrunk.scenario, {.program = program_name()});
     }
   };
   std::vector<std::thread> pool;
@@ -412,12 +430,21 @@ int matrix_main(const std::vector<std::string>& arguments, const MergeRequest* m
   if (!out_dir.empty()) {
     if (auto failed = prepare_out_dir("matrix", out_dir)) return *failed;
   }
+  // Links in the Markdown lead from the Markdown file's folder to --out, wherever each is.
+  if (!values.count("link-prefix") && !out_dir.empty() && !markdown_path.empty()) {
+    std::filesystem::path from = std::filesystem::path(markdown_path).parent_path();
+    if (from.empty()) from = ".";
+    const std::string relative = std::filesystem::relative(out_dir, from).generic_string();
+    link_prefix = relative.empty() || relative == "." ? "" : relative + "/";
+  }
   std::vector<Job> jobs;
   for (const Row& row : rows) {
     for (const MatrixColumn* column : columns)
       jobs.push_back(Job{&row, column, {}});
   }
-  const bool quiet = merge != nullptr ? merge->quiet : values.count("quiet") != 0;
+  // The progress line is for a person watching (like explore's): not in a log or a pipe.
+  const bool quiet =
+      (merge != nullptr ? merge->quiet : values.count("quiet") != 0) || isatty(STDERR_FILENO) == 0;
   if (merge != nullptr) {
     if (auto failed = cells_from_shards(*merge, jobs)) return *failed;
   } else if (shard) {
@@ -427,16 +454,20 @@ int matrix_main(const std::vector<std::string>& arguments, const MergeRequest* m
   }
   if (!out_dir.empty()) write_counterexamples(jobs, out_dir, link_prefix, jobs_count);
 
-  // The terminal table.
-  std::printf("%-28s", "lock");
+  // The terminal table, with whole names: a column or row is as wide as its name needs.
+  int lock_width = 28;
+  for (const Row& row : rows)
+    lock_width = std::max(lock_width, static_cast<int>(row.name.size()));
+  std::printf("%-*s", lock_width, "lock");
   for (const MatrixColumn* c : columns)
-    std::printf(" %-10.10s", c->name.c_str());
+    std::printf(" %-*s", std::max(10, static_cast<int>(c->name.size())), c->name.c_str());
   std::printf("\n");
   std::size_t k = 0;
   for (const Row& row : rows) {
-    std::printf("%-28.28s", row.name.c_str());
+    std::printf("%-*s", lock_width, row.name.c_str());
     for (std::size_t c = 0; c < columns.size(); ++c) {
-      std::printf(" %-10s", cell_text(jobs[k++].cell, false).c_str());
+      std::printf(" %-*s", std::max(10, static_cast<int>(columns[c]->name.size())),
+                  cell_text(jobs[k++].cell, false).c_str());
     }
     std::printf("\n");
   }
@@ -515,7 +546,10 @@ int matrix_main(const std::vector<std::string>& arguments, const MergeRequest* m
                        {"grants", job.cell.grants},
                        {"counterexample", job.cell.counterexample}});
     }
-    if (!write_file(json_path, nlohmann::json{{"seeds", seeds}, {"cells", cells}}.dump(2) + "\n")) {
+    if (!write_file(
+            json_path,
+            nlohmann::json{{"seeds", seeds}, {"cells", cells}, {"tool", tool_json()}}.dump(2) +
+                "\n")) {
       return bad_input("matrix: cannot write " + json_path);
     }
   }

@@ -1,6 +1,7 @@
 // `redlock-sim redis`: one simulated Redis 7.0 node (no persistence) driven by redis-cli-style
 // lines on stdin, each reply printed as `redis-cli --no-raw` prints it. Time is virtual: the
 // node's wall clock starts at --epoch-ms and moves only with `.advance` and `.clock-step`.
+#include <unistd.h>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -67,9 +68,29 @@ bool run_directive(Session& session, const std::vector<std::string>& words, std:
     return true;
   }
   message = "line " + std::to_string(line) + ": unknown directive " + words[0] +
-            " (known: .advance MS, .clock-step MS)";
+            " (known: .advance MS, .clock-step MS, .help)";
   return false;
 }
+
+constexpr const char* session_help =
+    "Lines are Redis commands (SET k v NX PX 10000, GET k, EVAL ..., as redis-cli takes them)\n"
+    "run by one simulated Redis 7.0 node. Time is virtual and moves only when you say:\n"
+    "  .advance MS      advance virtual time (the node's clocks and its active expiry)\n"
+    "  .clock-step MS   step the node's wall clock (negative allowed): keys expire by it\n"
+    "  .help            this text ('help' too, at a terminal)\n"
+    "  # ...            a comment\n"
+    "End with Ctrl-D.\n";
+
+// At a terminal a person types: a prompt, `help`, and a mistake that is said and forgiven. Fed a
+// file, the session is a script: a bad directive ends it with exit 2, and the commands are
+// echoed after the prompt when the replies go to a terminal, so the transcript reads.
+struct Interaction {
+  bool prompt = false;     // print a prompt before each line
+  bool echo = false;       // print the line read after the prompt (input is not a terminal)
+  bool forgiving = false;  // a bad directive is reported and the session goes on
+};
+
+constexpr const char* prompt_text = "sim-redis> ";
 
 void print_reply(const std::vector<std::string>& arguments, const Reply& reply) {
   if (cli_text::printed_raw(arguments) && reply.type == ReplyType::bulk) {
@@ -80,11 +101,24 @@ void print_reply(const std::vector<std::string>& arguments, const Reply& reply) 
   std::fwrite(text.data(), 1, text.size(), stdout);
 }
 
-int run_lines(Session& session) {
+int run_lines(Session& session, const Interaction& interaction) {
   std::string line;
   std::size_t line_number = 0;
-  while (std::getline(std::cin, line)) {
+  for (;;) {
+    if (interaction.prompt) {
+      std::fputs(prompt_text, stdout);
+      std::fflush(stdout);
+    }
+    if (!std::getline(std::cin, line)) {
+      if (interaction.prompt) std::fputs("\n", stdout);
+      break;
+    }
     ++line_number;
+    if (interaction.echo) std::printf("%s\n", line.c_str());
+    if (line == ".help" || (interaction.forgiving && line == "help")) {
+      std::fputs(session_help, stdout);
+      continue;
+    }
     // redis-cli reads its lines as C strings; a NUL byte would silently cut or merge arguments.
     if (line.find('\0') != std::string::npos) {
       std::fflush(stdout);
@@ -97,6 +131,11 @@ int run_lines(Session& session) {
       std::string message;
       if (!words || !run_directive(session, *words, line_number, message)) {
         std::fflush(stdout);
+        if (interaction.forgiving) {
+          std::fprintf(stderr, "redlock-sim: redis: %s\n",
+                       words ? message.c_str() : "unbalanced quotes");
+          continue;
+        }
         return bad_input(
             "redis: " +
             (words ? message : "line " + std::to_string(line_number) + ": unbalanced quotes"));
@@ -137,7 +176,10 @@ int run_redis(const std::vector<std::string>& arguments) {
   options.add_options()("help,h", "show this help")(
       "epoch-ms", po::value<int64_t>(&epoch_ms)->default_value(default_epoch_ms),
       "the node's wall clock at start, unix ms")(
-      "seed", po::value<uint64_t>(&seed)->default_value(1), "seed of the active-expire sampling");
+      "seed", po::value<uint64_t>(&seed)->default_value(1), "seed of the active-expire sampling")(
+      "interactive",
+      "behave as at a terminal (prompt, 'help', a bad directive goes on) even "
+      "when standard input is not one");
   po::variables_map values;
   try {
     parse_flags(arguments, options, values);
@@ -150,7 +192,9 @@ int run_redis(const std::vector<std::string>& arguments) {
                 "prints each reply as `redis-cli --no-raw` would. Lines starting with # are\n"
                 "comments. Directives: `.advance MS` advances virtual time (the node's clocks\n"
                 "and its active expiry move with it); `.clock-step MS` steps the node's wall\n"
-                "clock (negative allowed).\n");
+                "clock (negative allowed); `.help` lists them. At a terminal (or with\n"
+                "--interactive) it prompts, takes `help`, and a bad directive is reported\n"
+                "and the session goes on; fed a file, a bad directive ends it (exit 2).\n");
     std::cout << options << "\n";
     return exit_ok;
   }
@@ -160,7 +204,11 @@ int run_redis(const std::vector<std::string>& arguments) {
   Session session(seed);
   session.simulator.step_wall_clock(session.node.id(),
                                     Duration::from_ms(epoch_ms - default_epoch_ms));
-  return run_lines(session);
+  const bool typed = values.count("interactive") || isatty(STDIN_FILENO) != 0;
+  const Interaction interaction{.prompt = typed || isatty(STDOUT_FILENO) != 0,
+                                .echo = !typed && isatty(STDOUT_FILENO) != 0,
+                                .forgiving = typed};
+  return run_lines(session, interaction);
 }
 
 const Registrar registrar({"redis", "a simulated Redis 7.0 node fed redis-cli lines on stdin",

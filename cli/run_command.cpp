@@ -65,12 +65,14 @@ int run_run(const std::vector<std::string>& arguments) {
     std::fprintf(stderr, "redlock-sim: cannot write %s\n", path.c_str());
     return false;
   };
-  if (!write_report("html", [&] { return html_report(result, scenario); }) ||
+  if (!write_report("html",
+                    [&] { return html_report(result, scenario, {.program = program_name()}); }) ||
       !write_report("trace", [&] { return trace_json_text(result); }))
     return exit_bad_input;
   // With the JSON on standard output, the people's report goes to standard error.
   std::FILE* people = json_to_stdout ? stderr : stdout;
-  const std::string command = "redlock-sim run " + file + " --seed " + std::to_string(result.seed);
+  const std::string command =
+      program_name() + " run " + file + " --seed " + std::to_string(result.seed);
   const std::string summary = summary_text(result, scenario.description, command);
   std::fwrite(summary.data(), 1, summary.size(), people);
   if (values.count("timeline")) {

@@ -5,6 +5,7 @@
 
 #include "reports/html_model.hpp"
 #include "reports/story.hpp"
+#include "reports/tool_version.hpp"
 #include "sim/kernel/simulator.hpp"
 
 namespace redlock_sim {
@@ -193,7 +194,7 @@ std::string verdict_badge(const char* label, Verdict verdict) {
 }
 
 std::string header(const ScenarioResult& result, const Scenario& scenario,
-                   const html::Model& model) {
+                   const std::string& program, const html::Model& model) {
   std::string out = "<header><h1>" + escape(result.scenario) + "</h1>";
   if (!scenario.description.empty())
     out += "<p class=\"description\">" + escape(scenario.description) + "</p>";
@@ -206,9 +207,10 @@ std::string header(const ScenarioResult& result, const Scenario& scenario,
          std::to_string(result.stats.simulated_ms) +
          (result.staged_for_real ? " ms staged for real with redis-servers"
                                  : " ms simulated · trace digest " + escape(result.trace_digest)) +
-         " · reproduce: <code>redlock-sim " + (result.staged_for_real ? "real " : "run ") +
+         " · reproduce: <code>" + escape(program) + (result.staged_for_real ? " real " : " run ") +
          escape(scenario.source.empty() ? result.scenario + ".json" : scenario.source) +
-         " --seed " + std::to_string(result.seed) + " --html report.html</code></p></header>";
+         " --seed " + std::to_string(result.seed) + " --html report.html</code> · redlock-sim " +
+         tool_version() + " (commit " + escape(tool_commit()) + ")</p></header>";
   return out;
 }
 
@@ -237,6 +239,9 @@ std::string step_panel(const html::Model& model) {
          std::to_string(model.steps.empty() ? 0 : model.steps.size() - 1) +
          "\" value=\"0\" aria-label=\"step through the run\">"
          "<button id=\"step-next\" type=\"button\">next ▶</button>"
+         "<button id=\"step-play\" type=\"button\">▶ play</button>"
+         "<button id=\"presenter\" type=\"button\" title=\"large type for a projector (key p)\">"
+         "presenter mode</button>"
          "<span id=\"step-text\" class=\"step-text\">Step through the run: each process's state "
          "at the cursor appears here.</span></div><table id=\"state\" class=\"state\"><thead>"
          "<tr><th>process</th><th>its wall clock</th><th>its monotonic clock</th><th>state at "
@@ -277,7 +282,7 @@ std::string html_report(const ScenarioResult& result, const Scenario& scenario,
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
       "content=\"width=device-width, initial-scale=1\"><title>redlock-sim: " +
       escape(result.scenario) + "</title><style>" + html_report_css + "</style></head><body>\n";
-  out += header(result, scenario, model) + controls(result, model);
+  out += header(result, scenario, options.program, model) + controls(result, model);
   out += "<div class=\"chart-wrap\" id=\"chart-wrap\">" + html::chart_svg(model) +
          "<div id=\"tooltip\" class=\"tooltip\" hidden></div></div>\n";
   out += step_panel(model);

@@ -26,6 +26,9 @@ struct HtmlOptions {
   std::size_t messages_drawn_max = 1'500;
   std::size_t resource_ops_drawn_max = 1'500;
   std::size_t steps_max = 2'000;
+  // How the page's reproduce line names the tool: the CLI passes the path it was started by, so
+  // the line runs as pasted.
+  std::string program = "redlock-sim";
 };
 
 // The whole page. `scenario` gives what the result does not carry: partitions, held messages and

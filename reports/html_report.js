@@ -103,7 +103,51 @@
     if (!labelWidths.has(text)) labelWidths.set(text, text.getComputedTextLength());
     const fits = text.classList.contains('partition-label') || text.classList.contains('violation-label') ||
       Math.min(xOf(b), plotRight) - left >= labelWidths.get(text);
-    if (fits) text.removeAttribute('visibility'); else text.setAttribute('visibility', 'hidden');
+    // A hold too short to carry its name (a few pixels, drawn at the minimum width) is named just
+    // after its end instead; the declutter pass below hides it if it would cover another label.
+    const bar = text.previousElementSibling;
+    const shortHold = !fits && bar && bar.classList.contains('hold-bar');
+    text.classList.toggle('outside', shortHold);
+    if (shortHold) text.setAttribute('x', fixed(Math.max(xOf(b), xOf(a) + 3, plotLeft) + 3));
+    if (fits || shortHold) text.removeAttribute('visibility'); else text.setAttribute('visibility', 'hidden');
+  }
+
+  // No label is clipped or covers another: a label running past the plot's right edge is moved
+  // left to end there, and a label that would overlap one drawn before it (in document order:
+  // lanes, then bars, then marks) is hidden; its words stay in the hover text of its element.
+  function declutter() {
+    const svgBox = chart.getBoundingClientRect();
+    const plotBox = { left: svgBox.left + plotLeft * svgBox.width / chart.viewBox.baseVal.width,
+                      right: svgBox.left + plotRight * svgBox.width / chart.viewBox.baseVal.width };
+    const placed = new Map();  // rows of 8 px -> boxes already shown there
+    const texts = chart.querySelectorAll('text');
+    for (const text of texts) {
+      if (text.getAttribute('visibility') === 'hidden' || !text.textContent.trim()) continue;
+      const inPlot = text.closest('#plot') !== null;
+      let box = text.getBoundingClientRect();
+      const right = inPlot ? plotBox.right : svgBox.right;
+      if (box.right > right - 1 && box.width < right - (inPlot ? plotBox.left : svgBox.left)) {
+        const shift = (box.right - right + 2) * chart.viewBox.baseVal.width / svgBox.width;
+        text.setAttribute('x', fixed(Number(text.getAttribute('x')) - shift));
+        const backing = text.previousElementSibling;
+        if (backing && backing.classList.contains('highlight-box')) {
+          backing.setAttribute('x', fixed(Number(backing.getAttribute('x')) - shift));
+        }
+        box = text.getBoundingClientRect();
+      }
+      const rows = [];
+      for (let r = Math.floor(box.top / 8) - 2; r <= Math.floor(box.bottom / 8) + 1; r++) rows.push(r);
+      const covers = rows.some(function (r) {
+        return (placed.get(r) || []).some(function (o) {
+          return Math.min(o.right, box.right) - Math.max(o.left, box.left) > 0.5 &&
+                 Math.min(o.bottom, box.bottom) - Math.max(o.top, box.top) > 0.5;
+        });
+      });
+      if (covers) { text.setAttribute('visibility', 'hidden'); continue; }
+      const row = Math.floor(box.top / 8);
+      if (!placed.has(row)) placed.set(row, []);
+      placed.get(row).push(box);
+    }
   }
   function layout() {
     drawAxis();
@@ -128,6 +172,20 @@
         el.setAttribute('transform', 'translate(' + fixed(xOf(a)) + ',0)');
       }
     });
+    // Labels inside translated groups (resource operations, highlights) are placed by their
+    // group; they start from their drawn position at each layout.
+    chart.querySelectorAll('#plot g[data-a] > text').forEach(function (text) {
+      if (!text.hasAttribute('x')) return;
+      if (!text.dataset.x) text.dataset.x = text.getAttribute('x');
+      text.setAttribute('x', text.dataset.x);
+      text.removeAttribute('visibility');
+      const backing = text.previousElementSibling;
+      if (backing && backing.classList.contains('highlight-box')) {
+        if (!backing.dataset.x) backing.dataset.x = backing.getAttribute('x');
+        backing.setAttribute('x', backing.dataset.x);
+      }
+    });
+    declutter();
     drawOffsets();
     placeCursor();
   }
@@ -154,12 +212,20 @@
     });
   }
 
+  // How far the view may reach: the run's end, or a longer run's on a comparison page.
+  let extent = data.run_end;
   function zoomTo(start, end) {
     const minimum = 1000;
     if (end - start < minimum) { const c = (start + end) / 2; start = c - minimum / 2; end = c + minimum / 2; }
+    const startBefore = view.start;
+    const endBefore = view.end;
     view.start = Math.max(Math.round(start), 0);
-    view.end = Math.round(Math.min(end, data.run_end * 1.02 + 1000));
+    view.end = Math.round(Math.min(end, extent * 1.02 + 1000));
     layout();
+    // A comparison page keeps two reports on one time axis by listening to this.
+    if (view.start !== startBefore || view.end !== endBefore) {
+      window.dispatchEvent(new CustomEvent('redlock-view', { detail: { start: view.start, end: view.end } }));
+    }
   }
   function zoomBy(factor) {
     const centre = (view.start + view.end) / 2;
@@ -167,7 +233,7 @@
     zoomTo(centre - half, centre + half);
   }
   document.getElementById('zoom-window').addEventListener('click', function () { zoomTo(data.window[0], data.window[1]); });
-  document.getElementById('zoom-all').addEventListener('click', function () { zoomTo(0, data.run_end); });
+  document.getElementById('zoom-all').addEventListener('click', function () { zoomTo(0, extent); });
   document.getElementById('zoom-in').addEventListener('click', function () { zoomBy(0.5); });
   document.getElementById('zoom-out').addEventListener('click', function () { zoomBy(2); });
 
@@ -256,8 +322,21 @@
     }
   });
 
+  // A hold that ends because the holder's clock passed its deadline is no story event (nobody did
+  // anything), yet the end of an overlap is where the interesting window ends: the step-through
+  // visits each hold's end too, unless the holder did something at that instant (a release, a
+  // crash) that tells it already.
+  for (const h of data.holds) {
+    if (h[3] >= data.run_end) continue;
+    if (data.steps.some(function (s) { return s[1] === h[0] && s[0] === h[3]; })) continue;
+    data.steps.push([h[3], h[0], 'hold end', 'no longer believes it holds the lock (grant ' + h[1] +
+                     '): its validity ran out by its own clock', -1]);
+  }
+  data.steps.sort(function (a, b) { return a[0] - b[0]; });
+
   // Step-through: a cursor on one story event at a time, and every process's state there.
   const slider = document.getElementById('step-slider');
+  slider.max = String(Math.max(data.steps.length - 1, 0));
   const stepText = document.getElementById('step-text');
   const stateBody = document.querySelector('#state tbody');
   const cursor = document.getElementById('cursor');
@@ -275,8 +354,18 @@
     const role = data.processes[id].role;
     if (role === 'client') {
       const held = data.holds.filter(function (h) { return h[0] === id && h[2] <= t && t < h[3]; });
-      parts.push(held.length ? held.map(function (h) { return 'believes it holds the lock (grant ' + h[1] + ', until ' + msText(h[3]) + ' ms true time)'; }).join('; ')
-                             : 'does not believe it holds the lock');
+      const pause = data.spans.find(function (s) { return s[0] === id && s[1] === 'paused' && s[2] <= t && t < s[3]; });
+      // A paused holder whose deadline passed during the pause does not "believe" anything: it
+      // is not running. Say what happened to it instead.
+      const lapsed = pause && data.holds.filter(function (h) { return h[0] === id && pause[2] <= h[3] && h[3] <= t; });
+      if (held.length) {
+        parts.push(held.map(function (h) { return 'believes it holds the lock (grant ' + h[1] + ', until ' + msText(h[3]) + ' ms true time)'; }).join('; '));
+      } else if (lapsed && lapsed.length) {
+        const h = lapsed[lapsed.length - 1];
+        parts.push('its validity (grant ' + h[1] + ') ran out at ' + msText(h[3]) + ' ms by its own clock; paused, it cannot notice');
+      } else {
+        parts.push('does not believe it holds the lock');
+      }
     } else if (role === 'node') {
       const keys = data.keys.filter(function (k) { return k[0] === id && k[2] <= t && t < k[3]; });
       parts.push(keys.length ? keys.map(function (k) {
@@ -334,18 +423,80 @@
     placeCursor();
     showState(cursorTime);
   }
-  slider.addEventListener('input', function () { goToStep(Number(slider.value)); });
-  document.getElementById('step-prev').addEventListener('click', function () { goToStep(Number(slider.value) - 1); });
-  document.getElementById('step-next').addEventListener('click', function () { goToStep(Number(slider.value) + 1); });
+  // A step a person chose is in the address (#step=N, from 1), so it can be linked to.
+  function chooseStep(index) {
+    goToStep(index);
+    if (!data.steps.length) return;
+    try {
+      history.replaceState(null, '', '#step=' + (Number(slider.value) + 1) +
+                           (document.body.classList.contains('presenter') ? '&presenter' : ''));
+    } catch (e) { /* a page without an address of its own (srcdoc) keeps none */ }
+  }
+  slider.addEventListener('input', function () { chooseStep(Number(slider.value)); });
+  document.getElementById('step-prev').addEventListener('click', function () { chooseStep(Number(slider.value) - 1); });
+  document.getElementById('step-next').addEventListener('click', function () { chooseStep(Number(slider.value) + 1); });
+
+  // Autoplay: one step a second until the last; any other control stops it.
+  const play = document.getElementById('step-play');
+  let playing = null;
+  function stopPlaying() {
+    if (playing === null) return;
+    clearInterval(playing);
+    playing = null;
+    play.textContent = '▶ play';
+  }
+  function togglePlay() {
+    if (playing !== null) { stopPlaying(); return; }
+    if (Number(slider.value) >= data.steps.length - 1) chooseStep(0);
+    play.textContent = '❚❚ pause';
+    playing = setInterval(function () {
+      if (Number(slider.value) >= data.steps.length - 1) { stopPlaying(); return; }
+      chooseStep(Number(slider.value) + 1);
+    }, 1000);
+  }
+  play.addEventListener('click', togglePlay);
+
+  // Presenter mode: large type for a projector.
+  function setPresenter(on) {
+    document.body.classList.toggle('presenter', on);
+    chooseStep(Number(slider.value));
+  }
+  document.getElementById('presenter').addEventListener('click', function () {
+    setPresenter(!document.body.classList.contains('presenter'));
+  });
+
+  // Keys: arrows step, Home/End jump, space plays, p toggles presenter mode.
+  document.addEventListener('keydown', function (event) {
+    const tag = event.target && event.target.tagName;
+    if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || event.ctrlKey || event.metaKey || event.altKey) return;
+    const index = Number(slider.value);
+    const actions = {
+      ArrowRight: function () { stopPlaying(); chooseStep(index + 1); },
+      ArrowLeft: function () { stopPlaying(); chooseStep(index - 1); },
+      Home: function () { stopPlaying(); chooseStep(0); },
+      End: function () { stopPlaying(); chooseStep(data.steps.length - 1); },
+      ' ': togglePlay,
+      p: function () { setPresenter(!document.body.classList.contains('presenter')); },
+    };
+    if (!actions[event.key]) return;
+    event.preventDefault();
+    actions[event.key]();
+  });
 
   // Exposed for the browser test and for people poking at the page from the console.
   window.redlockReport = { goToStep: goToStep, goToTime: goToTime, zoomTo: zoomTo, view: view,
-                           openingWindow: data.window };
+                           openingWindow: data.window, steps: data.steps,
+                           extendTo: function (t) { extent = Math.max(extent, t); } };
   applyMessageFilter();
   layout();
   // The page opens on the interesting window, with the cursor on its first step (a cursor on the
   // run's first step would drag the view away from the violation).
-  if (data.steps.length) {
+  const linked = new URLSearchParams(location.hash.slice(1));
+  if (linked.has('presenter')) document.body.classList.add('presenter');
+  const linkedStep = Number(linked.get('step'));
+  if (data.steps.length && Number.isInteger(linkedStep) && linkedStep >= 1) {
+    goToStep(Math.min(linkedStep, data.steps.length) - 1);
+  } else if (data.steps.length) {
     let first = 0;
     while (first + 1 < data.steps.length && data.steps[first][0] < data.window[0]) first++;
     if (data.steps[first][0] > data.window[1]) first = 0;

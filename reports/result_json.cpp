@@ -1,5 +1,7 @@
 #include "reports/result_json.hpp"
 
+#include "reports/tool_version.hpp"
+
 namespace redlock_sim {
 
 namespace {
@@ -38,6 +40,7 @@ nlohmann::json result_json(const ScenarioResult& result) {
       {"violations", violations},
       {"expectations_met", result.expectations_met},
       {"trace_digest", result.trace_digest},
+      {"tool", tool_json()},
       {"stats",
        {{"events", result.stats.events},
         {"simulated_ms", result.stats.simulated_ms},

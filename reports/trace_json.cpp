@@ -1,5 +1,7 @@
 #include "reports/trace_json.hpp"
 
+#include "reports/tool_version.hpp"
+
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -159,6 +161,7 @@ std::string trace_json_text(const ScenarioResult& result) {
   out += "  \"format\": \"redlock-sim-trace\",\n  \"version\": 1,\n";
   out += "  \"scenario\": " + json(result.scenario).dump() + ",\n";
   out += "  \"seed\": " + std::to_string(result.seed) + ",\n";
+  out += "  \"tool\": " + tool_json().dump() + ",\n";
   out += "  \"trace_digest\": " + json(result.trace_digest).dump() + ",\n";
   out += "  \"trace_truncated\": " + std::string(result.trace_truncated ? "true" : "false") + ",\n";
   out += "  \"processes\": " + processes.dump() + ",\n";

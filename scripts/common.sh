@@ -13,7 +13,7 @@ required_packages=(
   build-essential cmake pkg-config git
   libboost-program-options-dev librapidcheck-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev liblua5.1-0-dev lua-cjson lua-bitop libhiredis-dev libbenchmark-dev
-  libjemalloc-dev
+  libjemalloc-dev libcpp-httplib-dev
   redis-server redis-tools procps
   parallel
   chromium

@@ -24,7 +24,7 @@ grep -q '"resource_safety": "violated"' "$out/finding-1-resource_safety.result.j
 "$cli" run "$out/finding-1-resource_safety.json" --json "$out.rerun.json" > /dev/null 2>&1
 cmp "$out/finding-1-resource_safety.result.json" "$out.rerun.json" ||
   { echo "the written result differs from a run of the written scenario"; exit 1; }
-grep -q "reproduce: <code>redlock-sim run $out/finding-1-resource_safety.json" \
+grep -q "reproduce: <code>$cli run $out/finding-1-resource_safety.json" \
   "$out/finding-1-resource_safety.html" ||
   { echo "the HTML's reproduce line does not name the written file"; exit 1; }
 grep -q '^Expectations: met' "$out/finding-1-resource_safety.txt" ||
