@@ -22,6 +22,7 @@
 #include "cli/real_wiring.hpp"
 #include "lock_impls/registry.hpp"
 #include "reports/result_json.hpp"
+#include "reports/tool_version.hpp"
 
 namespace redlock_sim::cli {
 namespace {
@@ -269,7 +270,7 @@ nlohmann::json profile_json(const std::vector<Row>& rows,
         {"library", s.library}, {"driver", s.driver},           {"files", s.files},
         {"agree", s.agree},     {"unstageable", s.unstageable}, {"disagreements", s.disagreements}};
   }
-  return {{"profiles", profiles}};
+  return {{"profiles", profiles}, {"tool", tool_json()}};
 }
 
 int run_agree(const std::vector<std::string>& arguments) {

@@ -128,14 +128,15 @@ int run_real_command(const std::vector<std::string>& arguments) {
     }
   }
   if (values.count("html") &&
-      !write_file(values["html"].as<std::string>(), html_report(result, scenario))) {
+      !write_file(values["html"].as<std::string>(),
+                  html_report(result, scenario, {.program = program_name()}))) {
     std::fprintf(stderr, "redlock-sim: cannot write %s\n",
                  values["html"].as<std::string>().c_str());
     return exit_bad_input;
   }
   std::FILE* people = json_to_stdout ? stderr : stdout;
   const std::string command =
-      "redlock-sim real " + file + " --seed " + std::to_string(scenario.seed);
+      program_name() + " real " + file + " --seed " + std::to_string(scenario.seed);
   std::string text = summary_text(result, scenario.description + " [staged for real]", command);
   text += real_timing_text(run->report);
   if (values.count("timeline")) text += "\n" + timeline_text(result);
