@@ -516,6 +516,7 @@ std::vector<Builder> other_library_builders() {
                   [](Port& port, ParamReader& p) -> std::unique_ptr<LockClient> {
                     SingleInstanceOptions o = profiles::python_redis_lock(Duration::zero());
                     apply_single(p, o);
+                    profiles::python_redis_lock_wait(o);
                     const Duration expire = o.ttl;
                     auto inner = std::make_unique<SingleInstanceClient>(port, o);
                     if (!p.flag("auto_extend", false)) return inner;
