@@ -122,6 +122,9 @@ const LockOverride o_tells{"tells_holder", "bool", "a failed renewal sets Lease:
 const LockOverride o_replicas{"replicas", "uint", "replicas behind the master"};
 const LockOverride o_acks{"acks_required", "uint", "replica acks needed (0: all)"};
 const LockOverride o_lease{"lease_ms", "int", "explicit lease time (no watchdog)"};
+const LockOverride o_fenced_lease{
+    "lease_ms", "int",
+    "lease time, honoured only with wait_time_ms (lockAndGetToken ignores it: watchdog)"};
 const LockOverride o_wait_time{"wait_time_ms", "int", "how long to wait for a busy lock"};
 const LockOverride o_source{"token_source", "external_counter | redis_master | quorum_max",
                             "where fencing tokens come from"};
@@ -496,10 +499,11 @@ std::vector<Builder> other_library_builders() {
                    LockKind::profile,
                    "Java: RLock plus INCR token in the acquire script, re-entries bump the token",
                    "redisson/redisson RFencedLock @ 66863978b",
-                   {o_replicas, o_acks, o_lease, o_wait_time, o_timeout}},
+                   {o_replicas, o_acks, o_fenced_lease, o_wait_time, o_timeout}},
                   [](Port& port, ParamReader& p) {
                     HashLockOptions o = profiles::redisson_fenced_lock(1);
                     apply_hash(p, o);
+                    profiles::redisson_fenced_lock_lease(o);
                     return std::make_unique<HashLockClient>(port, o);
                   }});
   list.push_back(

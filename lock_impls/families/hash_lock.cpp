@@ -20,6 +20,9 @@ HashLockClient::HashLockClient(Port& port, HashLockOptions options)
 }
 
 Deadline HashLockClient::deadline_from(Instant t1) const {
+  if (!options_.lease_given && options_.promised_lease > Duration::zero()) {
+    return Deadline{.clock = ClockKind::monotonic, .at = t1 + options_.promised_lease};
+  }
   if (!options_.lease_given) return Deadline{.clock = ClockKind::monotonic, .at = Instant::max()};
   return Deadline{.clock = ClockKind::monotonic, .at = t1 + options_.lease};
 }
@@ -174,6 +177,12 @@ Task<void> HashLockClient::run_watchdog(std::shared_ptr<Lease> lease) {
   while (!lease->released) {
     co_await port().sleep(options_.lease / 3);
     if (lease->released) co_return;
+    if (options_.promised_lease > Duration::zero()) {
+      // The key is kept; the holder's belief (the promised lease) is not moved.
+      const Outcome outcome = co_await renew_on(master, lease->resource);
+      if (outcome.replied() && outcome.reply.is_integer(0)) co_return;
+      continue;
+    }
     const ExtendResult result = co_await extend(lease);
     if (result.extended) continue;
     note("watchdog: renewal failed (" + result.failure + ")");

@@ -32,6 +32,10 @@ struct HashLockOptions {
   bool fenced = false;  // INCR "<prefix>{resource}" in the acquire script
   std::string token_key_prefix = "redisson_lock_token:";
   bool watchdog_tells_holder = false;  // Redisson never tells (PR #7254 proposes a listener)
+  // RFencedLock.lockAndGetToken(leaseTime): a lease the caller asked for and the library
+  // ignores. The watchdog keeps the key (30 s lease, renewed silently for ever) while the
+  // holder, told the lock ends after leaseTime, believes it until t1 + promised_lease.
+  Duration promised_lease = Duration::zero();
 };
 
 class HashLockClient : public LockClient {

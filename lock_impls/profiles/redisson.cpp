@@ -32,4 +32,12 @@ HashLockOptions redisson_fenced_lock(uint32_t replicas) {
   return options;
 }
 
+void redisson_fenced_lock_lease(HashLockOptions& options) {
+  if (options.lease_given && options.wait_time < Duration::zero()) {
+    options.promised_lease = options.lease;
+    options.lease_given = false;
+    options.lease = redisson_rlock(0).lease;
+  }
+}
+
 }  // namespace redlock_sim::profiles
