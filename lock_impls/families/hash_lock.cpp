@@ -2,6 +2,8 @@
 
 #include "lock_impls/families/scripts.hpp"
 
+#include <algorithm>
+
 namespace redlock_sim {
 
 namespace {
@@ -195,27 +197,62 @@ Task<void> HashLockClient::run_watchdog(std::shared_ptr<Lease> lease) {
 MultiHashLockClient::MultiHashLockClient(Port& port, MultiHashLockOptions options)
     : LockClient(port), options_(std::move(options)), sub_(port, options_.sub) {}
 
+// RLock.tryLock(await, -1) on one node: try; when busy, try again (after subscribing to the
+// unlock channel: no pub/sub here, so no early wake-up) and wait min(holder's PTTL, what is left),
+// until acquired or `await` is spent (no try after the last wait).
+Task<HashLockClient::Attempt> MultiHashLockClient::try_with_wait(NodeId node,
+                                                                 const std::string& resource,
+                                                                 Duration await) {
+  const Instant begin = port().monotonic_now();
+  HashLockClient::Attempt attempt = co_await sub_.try_on(node, resource, false);
+  for (uint32_t n = 1; n <= options_.sub.attempts_cap; ++n) {
+    if (attempt.acquired || attempt.error) break;
+    if (await - (port().monotonic_now() - begin) <= Duration::zero()) break;
+    attempt = co_await sub_.try_on(node, resource, false);
+    if (attempt.acquired || attempt.error) break;
+    const Duration left = await - (port().monotonic_now() - begin);
+    if (left <= Duration::zero()) break;
+    const Duration ttl =
+        attempt.holder_ttl > Duration::zero() ? attempt.holder_ttl : Duration::from_ms(1);
+    co_await port().sleep(min_duration(ttl, left));
+    if (await - (port().monotonic_now() - begin) <= Duration::zero()) break;
+  }
+  co_return attempt;
+}
+
 Task<uint32_t> MultiHashLockClient::attempt_all(const std::string& resource, Duration remaining,
                                                 std::vector<NodeId>& acquired) {
   uint32_t failures = 0;
   const uint32_t n = options_.node_count;
   const uint32_t failures_allowed = options_.all_required ? 0 : n - majority(n);
+  // lock() without a lease is tryLock(N x 1500 ms, -1): each sub-lock may wait on a busy node up
+  // to min(remainTime / N, remainTime) (RedissonRedLock.calcLockWaitTime), and a round whose
+  // remainTime is spent unlocks what it holds and fails. With a lease the library draws its wait
+  // time at random (not fed from the simulated stream): one try per sub-lock, as before.
+  const bool waits = !options_.sub.lease_given && options_.sub.wait_time < Duration::zero();
+  const Duration lock_wait = std::max(remaining / n, Duration::from_ms(1));
+  Duration remain = remaining;
+  Instant time = port().monotonic_now();
   for (NodeId node = 0; node < n; ++node) {
-    // Each sub-lock gets one try; Redisson's per-sub-lock wait (remain / N) is not modelled
-    // beyond a single attempt.
-    (void)remaining;
-    const HashLockClient::Attempt attempt = co_await sub_.try_on(node, resource, false);
+    const HashLockClient::Attempt attempt =
+        waits ? co_await try_with_wait(node, resource, min_duration(lock_wait, remain))
+              : co_await sub_.try_on(node, resource, false);
     if (attempt.acquired) {
       acquired.push_back(node);
-      continue;
+    } else {
+      if (attempt.error) co_await sub_.unlock_on(node, resource);  // response timeout cleanup
+      ++failures;
+      // RedissonMultiLock: a failure once a quorum is held ends the round with success; the
+      // sub-locks after it are not tried (`locks.size() - acquiredLocks.size() ==
+      // failedLocksLimit()`).
+      if (n - acquired.size() == failures_allowed) break;
+      if (failures > failures_allowed) break;
     }
-    if (attempt.error) co_await sub_.unlock_on(node, resource);  // response timeout cleanup
-    ++failures;
-    // RedissonMultiLock: a failure once a quorum is held ends the round with success; the
-    // sub-locks after it are not tried (`locks.size() - acquiredLocks.size() ==
-    // failedLocksLimit()`).
-    if (n - acquired.size() == failures_allowed) break;
-    if (failures > failures_allowed) break;
+    if (waits) {
+      remain = remain - (port().monotonic_now() - time);
+      time = port().monotonic_now();
+      if (remain <= Duration::zero()) co_return n;  // the round's time is spent: it fails
+    }
   }
   co_return failures;
 }
@@ -229,7 +266,10 @@ Task<Grant> MultiHashLockClient::acquire(std::string resource) {
   for (uint32_t round = 1; round <= options_.sub.attempts_cap; ++round) {
     grant.attempts = round;
     std::vector<NodeId> acquired;
-    const Duration remaining = wait_time - (port().monotonic_now() - start);
+    // lock() loops over fresh tryLock(N x 1500 ms) calls; tryLock(wait) spends one budget.
+    const Duration remaining = options_.sub.wait_time < Duration::zero()
+                                   ? wait_time
+                                   : wait_time - (port().monotonic_now() - start);
     const uint32_t failures = co_await attempt_all(resource, remaining, acquired);
     grant.nodes_locked = static_cast<uint32_t>(acquired.size());
     note("round " + std::to_string(round) + ": " + std::to_string(acquired.size()) + "/" +

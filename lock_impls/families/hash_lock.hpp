@@ -93,6 +93,8 @@ class MultiHashLockClient : public LockClient {
  private:
   Task<uint32_t> attempt_all(const std::string& resource, Duration remaining,
                              std::vector<NodeId>& acquired);
+  Task<HashLockClient::Attempt> try_with_wait(NodeId node, const std::string& resource,
+                                              Duration await);
 
   MultiHashLockOptions options_;
   HashLockClient sub_;
