@@ -39,14 +39,14 @@ Task<HashLockClient::Attempt> HashLockClient::try_on(NodeId node, const std::str
   std::vector<NodeRequest> pipeline;
   pipeline.push_back({.node = node,
                       .command = eval_command(*call.script, false, call.keys, call.args),
-                      .timeout = options_.request_timeout});
+                      .timeout = response_timeout()});
   const bool wait_replicas = with_wait && options_.replicas > 0;
   if (wait_replicas) {
     // Sent on the same connection right behind the script, as Redisson batches them.
     pipeline.push_back({.node = node,
                         .command = make_command("WAIT", std::to_string(options_.replicas),
                                                 std::to_string(options_.replica_wait.ms_floor())),
-                        .timeout = options_.request_timeout + options_.replica_wait});
+                        .timeout = response_timeout() + options_.replica_wait});
   }
   const FanOutOptions wait_for_all;
   const std::vector<Outcome> outcomes = co_await port().fan_out(std::move(pipeline), wait_for_all);
@@ -126,7 +126,7 @@ Task<Grant> HashLockClient::acquire(std::string resource) {
 Task<bool> HashLockClient::unlock_on(NodeId node, const std::string& resource) {
   const std::string lease_ms = std::to_string(options_.lease.ms_floor());
   const Call call = make_call(scripts::hash_release, resource, {lease_ms, owner_});
-  const Outcome outcome = co_await send_call(port(), node, call, options_.request_timeout, false);
+  const Outcome outcome = co_await send_call(port(), node, call, response_timeout(), false);
   co_return outcome.replied() && outcome.reply.type == ReplyType::integer;
 }
 
@@ -134,7 +134,7 @@ Task<ReleaseResult> HashLockClient::release(std::shared_ptr<Lease> lease) {
   ReleaseResult result;
   const std::string lease_ms = std::to_string(options_.lease.ms_floor());
   const Call call = make_call(scripts::hash_release, lease->resource, {lease_ms, owner_});
-  const Outcome outcome = co_await send_call(port(), master, call, options_.request_timeout, false);
+  const Outcome outcome = co_await send_call(port(), master, call, response_timeout(), false);
   result.released = outcome.replied() && outcome.reply.type == ReplyType::integer;
   // This grant is given back, even if an outer re-entry remains; and the renewal stops whatever
   // the unlock's outcome (Redisson cancels it in the unlock future's handle()), so a lost unlock
@@ -152,7 +152,7 @@ Task<ReleaseResult> HashLockClient::release(std::shared_ptr<Lease> lease) {
 Task<Outcome> HashLockClient::renew_on(NodeId node, const std::string& resource) {
   const std::string lease_ms = std::to_string(options_.lease.ms_floor());
   const Call call = make_call(scripts::hash_renew, resource, {lease_ms, owner_});
-  co_return co_await send_call(port(), node, call, options_.request_timeout, false);
+  co_return co_await send_call(port(), node, call, response_timeout(), false);
 }
 
 Task<ExtendResult> HashLockClient::extend(std::shared_ptr<Lease> lease) {
@@ -291,7 +291,7 @@ Task<Grant> MultiHashLockClient::acquire(std::string resource) {
           co_await port().send(
               node,
               make_command("PEXPIRE", resource, std::to_string(options_.sub.lease.ms_floor())),
-              options_.sub.request_timeout);
+              options_.sub.request_timeout + options_.sub.response_timeout_late);
         }
       }
       co_return grant;

@@ -10,6 +10,7 @@ HashLockOptions redisson_rlock(uint32_t replicas) {
       .acks_required = 1,
       .replica_wait = Duration::from_ms(1'000),
       .request_timeout = Duration::from_ms(3'000),
+      .response_timeout_late = Duration::from_ms(30),
       .wait_time = Duration::from_ms(-1),
       .thread_id = "1",
       .fenced = false,
