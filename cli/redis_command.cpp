@@ -149,7 +149,27 @@ int run_lines(Session& session, const Interaction& interaction) {
     }
     if (arguments->empty()) continue;
     const uint64_t unkillable = session.node.engine().script_limits().unkillable;
-    print_reply(*arguments, session.node.execute(*arguments));
+    Reply reply = session.node.execute(*arguments);
+    if (const auto block = session.node.engine().take_block_request()) {
+      // A BLPOP on empty lists: this session is the node's only client, so nothing can push;
+      // it waits out its timeout as redis-cli would, or would wait for ever.
+      if (block->timeout_at_ms == 0) {
+        std::fflush(stdout);
+        return bad_input("redis: line " + std::to_string(line_number) +
+                         ": BLPOP on empty lists with timeout 0 would block for ever (this "
+                         "session is the only client; give a timeout)");
+      }
+      const int64_t wait_ms = block->timeout_at_ms + 1 - session.node.wall_now().ms_floor();
+      const int64_t now_ms = session.simulator.now().ms_floor();
+      if (wait_ms > session_ms_max - now_ms) {
+        std::fflush(stdout);
+        return bad_input("redis: line " + std::to_string(line_number) +
+                         ": BLPOP's timeout runs past the session's range (virtual time at most " +
+                         std::to_string(session_ms_max) + " ms)");
+      }
+      if (wait_ms > 0) session.simulator.run(session.simulator.now() + Duration::from_ms(wait_ms));
+    }
+    print_reply(*arguments, reply);
     if (session.node.engine().script_limits().unkillable != unkillable) {
       // Real Redis would answer SCRIPT KILL with UNKILLABLE and need SHUTDOWN NOSAVE: nothing
       // after this line could match it, so the session ends at the reported limit.

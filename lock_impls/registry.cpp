@@ -128,6 +128,9 @@ const LockOverride o_wait_timeout{"wait_timeout_ms", "int",
 const LockOverride o_replica_wait{
     "replica_wait_ms", "int", "WAIT's timeout in ms (0: WAIT blocks; the request still times out)"};
 const LockOverride o_lease{"lease_ms", "int", "explicit lease time (no watchdog)"};
+const LockOverride o_fenced_lease{
+    "lease_ms", "int",
+    "lease time, honoured only with wait_time_ms (lockAndGetToken ignores it: watchdog)"};
 const LockOverride o_wait_time{"wait_time_ms", "int", "how long to wait for a busy lock"};
 const LockOverride o_source{"token_source", "external_counter | redis_master | quorum_max",
                             "where fencing tokens come from"};
@@ -508,10 +511,11 @@ std::vector<Builder> other_library_builders() {
                    LockKind::profile,
                    "Java: RLock plus INCR token in the acquire script, re-entries bump the token",
                    "redisson/redisson RFencedLock @ 66863978b",
-                   {o_replicas, o_acks, o_lease, o_wait_time, o_timeout}},
+                   {o_replicas, o_acks, o_fenced_lease, o_wait_time, o_timeout}},
                   [](Port& port, ParamReader& p) {
                     HashLockOptions o = profiles::redisson_fenced_lock(1);
                     apply_hash(p, o);
+                    profiles::redisson_fenced_lock_lease(o);
                     return std::make_unique<HashLockClient>(port, o);
                   }});
   list.back().entry.fencing_tokens = true;
@@ -529,6 +533,7 @@ std::vector<Builder> other_library_builders() {
                   [](Port& port, ParamReader& p) -> std::unique_ptr<LockClient> {
                     SingleInstanceOptions o = profiles::python_redis_lock(Duration::zero());
                     apply_single(p, o);
+                    profiles::python_redis_lock_wait(o);
                     const Duration expire = o.ttl;
                     auto inner = std::make_unique<SingleInstanceClient>(port, o);
                     if (!p.flag("auto_extend", false)) return inner;

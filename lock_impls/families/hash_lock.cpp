@@ -2,6 +2,8 @@
 
 #include "lock_impls/families/scripts.hpp"
 
+#include <algorithm>
+
 namespace redlock_sim {
 
 namespace {
@@ -20,6 +22,9 @@ HashLockClient::HashLockClient(Port& port, HashLockOptions options)
 }
 
 Deadline HashLockClient::deadline_from(Instant t1) const {
+  if (!options_.lease_given && options_.promised_lease > Duration::zero()) {
+    return Deadline{.clock = ClockKind::monotonic, .at = t1 + options_.promised_lease};
+  }
   if (!options_.lease_given) return Deadline{.clock = ClockKind::monotonic, .at = Instant::max()};
   return Deadline{.clock = ClockKind::monotonic, .at = t1 + options_.lease};
 }
@@ -34,14 +39,14 @@ Task<HashLockClient::Attempt> HashLockClient::try_on(NodeId node, const std::str
   std::vector<NodeRequest> pipeline;
   pipeline.push_back({.node = node,
                       .command = eval_command(*call.script, false, call.keys, call.args),
-                      .timeout = options_.request_timeout});
+                      .timeout = response_timeout()});
   const bool wait_replicas = with_wait && options_.replicas > 0;
   if (wait_replicas) {
     // Sent on the same connection right behind the script, as Redisson batches them.
     pipeline.push_back({.node = node,
                         .command = make_command("WAIT", std::to_string(options_.replicas),
                                                 std::to_string(options_.replica_wait.ms_floor())),
-                        .timeout = options_.request_timeout + options_.replica_wait});
+                        .timeout = response_timeout() + options_.replica_wait});
   }
   const FanOutOptions wait_for_all;
   const std::vector<Outcome> outcomes = co_await port().fan_out(std::move(pipeline), wait_for_all);
@@ -121,7 +126,7 @@ Task<Grant> HashLockClient::acquire(std::string resource) {
 Task<bool> HashLockClient::unlock_on(NodeId node, const std::string& resource) {
   const std::string lease_ms = std::to_string(options_.lease.ms_floor());
   const Call call = make_call(scripts::hash_release, resource, {lease_ms, owner_});
-  const Outcome outcome = co_await send_call(port(), node, call, options_.request_timeout, false);
+  const Outcome outcome = co_await send_call(port(), node, call, response_timeout(), false);
   co_return outcome.replied() && outcome.reply.type == ReplyType::integer;
 }
 
@@ -129,7 +134,7 @@ Task<ReleaseResult> HashLockClient::release(std::shared_ptr<Lease> lease) {
   ReleaseResult result;
   const std::string lease_ms = std::to_string(options_.lease.ms_floor());
   const Call call = make_call(scripts::hash_release, lease->resource, {lease_ms, owner_});
-  const Outcome outcome = co_await send_call(port(), master, call, options_.request_timeout, false);
+  const Outcome outcome = co_await send_call(port(), master, call, response_timeout(), false);
   result.released = outcome.replied() && outcome.reply.type == ReplyType::integer;
   // This grant is given back, even if an outer re-entry remains; and the renewal stops whatever
   // the unlock's outcome (Redisson cancels it in the unlock future's handle()), so a lost unlock
@@ -147,7 +152,7 @@ Task<ReleaseResult> HashLockClient::release(std::shared_ptr<Lease> lease) {
 Task<Outcome> HashLockClient::renew_on(NodeId node, const std::string& resource) {
   const std::string lease_ms = std::to_string(options_.lease.ms_floor());
   const Call call = make_call(scripts::hash_renew, resource, {lease_ms, owner_});
-  co_return co_await send_call(port(), node, call, options_.request_timeout, false);
+  co_return co_await send_call(port(), node, call, response_timeout(), false);
 }
 
 Task<ExtendResult> HashLockClient::extend(std::shared_ptr<Lease> lease) {
@@ -174,6 +179,12 @@ Task<void> HashLockClient::run_watchdog(std::shared_ptr<Lease> lease) {
   while (!lease->released) {
     co_await port().sleep(options_.lease / 3);
     if (lease->released) co_return;
+    if (options_.promised_lease > Duration::zero()) {
+      // The key is kept; the holder's belief (the promised lease) is not moved.
+      const Outcome outcome = co_await renew_on(master, lease->resource);
+      if (outcome.replied() && outcome.reply.is_integer(0)) co_return;
+      continue;
+    }
     const ExtendResult result = co_await extend(lease);
     if (result.extended) continue;
     note("watchdog: renewal failed (" + result.failure + ")");
@@ -186,27 +197,62 @@ Task<void> HashLockClient::run_watchdog(std::shared_ptr<Lease> lease) {
 MultiHashLockClient::MultiHashLockClient(Port& port, MultiHashLockOptions options)
     : LockClient(port), options_(std::move(options)), sub_(port, options_.sub) {}
 
+// RLock.tryLock(await, -1) on one node: try; when busy, try again (after subscribing to the
+// unlock channel: no pub/sub here, so no early wake-up) and wait min(holder's PTTL, what is left),
+// until acquired or `await` is spent (no try after the last wait).
+Task<HashLockClient::Attempt> MultiHashLockClient::try_with_wait(NodeId node,
+                                                                 const std::string& resource,
+                                                                 Duration await) {
+  const Instant begin = port().monotonic_now();
+  HashLockClient::Attempt attempt = co_await sub_.try_on(node, resource, false);
+  for (uint32_t n = 1; n <= options_.sub.attempts_cap; ++n) {
+    if (attempt.acquired || attempt.error) break;
+    if (await - (port().monotonic_now() - begin) <= Duration::zero()) break;
+    attempt = co_await sub_.try_on(node, resource, false);
+    if (attempt.acquired || attempt.error) break;
+    const Duration left = await - (port().monotonic_now() - begin);
+    if (left <= Duration::zero()) break;
+    const Duration ttl =
+        attempt.holder_ttl > Duration::zero() ? attempt.holder_ttl : Duration::from_ms(1);
+    co_await port().sleep(min_duration(ttl, left));
+    if (await - (port().monotonic_now() - begin) <= Duration::zero()) break;
+  }
+  co_return attempt;
+}
+
 Task<uint32_t> MultiHashLockClient::attempt_all(const std::string& resource, Duration remaining,
                                                 std::vector<NodeId>& acquired) {
   uint32_t failures = 0;
   const uint32_t n = options_.node_count;
   const uint32_t failures_allowed = options_.all_required ? 0 : n - majority(n);
+  // lock() without a lease is tryLock(N x 1500 ms, -1): each sub-lock may wait on a busy node up
+  // to min(remainTime / N, remainTime) (RedissonRedLock.calcLockWaitTime), and a round whose
+  // remainTime is spent unlocks what it holds and fails. With a lease the library draws its wait
+  // time at random (not fed from the simulated stream): one try per sub-lock, as before.
+  const bool waits = !options_.sub.lease_given && options_.sub.wait_time < Duration::zero();
+  const Duration lock_wait = std::max(remaining / n, Duration::from_ms(1));
+  Duration remain = remaining;
+  Instant time = port().monotonic_now();
   for (NodeId node = 0; node < n; ++node) {
-    // Each sub-lock gets one try; Redisson's per-sub-lock wait (remain / N) is not modelled
-    // beyond a single attempt.
-    (void)remaining;
-    const HashLockClient::Attempt attempt = co_await sub_.try_on(node, resource, false);
+    const HashLockClient::Attempt attempt =
+        waits ? co_await try_with_wait(node, resource, min_duration(lock_wait, remain))
+              : co_await sub_.try_on(node, resource, false);
     if (attempt.acquired) {
       acquired.push_back(node);
-      continue;
+    } else {
+      if (attempt.error) co_await sub_.unlock_on(node, resource);  // response timeout cleanup
+      ++failures;
+      // RedissonMultiLock: a failure once a quorum is held ends the round with success; the
+      // sub-locks after it are not tried (`locks.size() - acquiredLocks.size() ==
+      // failedLocksLimit()`).
+      if (n - acquired.size() == failures_allowed) break;
+      if (failures > failures_allowed) break;
     }
-    if (attempt.error) co_await sub_.unlock_on(node, resource);  // response timeout cleanup
-    ++failures;
-    // RedissonMultiLock: a failure once a quorum is held ends the round with success; the
-    // sub-locks after it are not tried (`locks.size() - acquiredLocks.size() ==
-    // failedLocksLimit()`).
-    if (n - acquired.size() == failures_allowed) break;
-    if (failures > failures_allowed) break;
+    if (waits) {
+      remain = remain - (port().monotonic_now() - time);
+      time = port().monotonic_now();
+      if (remain <= Duration::zero()) co_return n;  // the round's time is spent: it fails
+    }
   }
   co_return failures;
 }
@@ -220,7 +266,10 @@ Task<Grant> MultiHashLockClient::acquire(std::string resource) {
   for (uint32_t round = 1; round <= options_.sub.attempts_cap; ++round) {
     grant.attempts = round;
     std::vector<NodeId> acquired;
-    const Duration remaining = wait_time - (port().monotonic_now() - start);
+    // lock() loops over fresh tryLock(N x 1500 ms) calls; tryLock(wait) spends one budget.
+    const Duration remaining = options_.sub.wait_time < Duration::zero()
+                                   ? wait_time
+                                   : wait_time - (port().monotonic_now() - start);
     const uint32_t failures = co_await attempt_all(resource, remaining, acquired);
     grant.nodes_locked = static_cast<uint32_t>(acquired.size());
     note("round " + std::to_string(round) + ": " + std::to_string(acquired.size()) + "/" +
@@ -242,7 +291,7 @@ Task<Grant> MultiHashLockClient::acquire(std::string resource) {
           co_await port().send(
               node,
               make_command("PEXPIRE", resource, std::to_string(options_.sub.lease.ms_floor())),
-              options_.sub.request_timeout);
+              options_.sub.request_timeout + options_.sub.response_timeout_late);
         }
       }
       co_return grant;

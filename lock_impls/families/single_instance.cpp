@@ -77,10 +77,26 @@ Task<bool> SingleInstanceClient::confirmed_by_replicas(const std::string& resour
   co_return false;
 }
 
-Task<Grant> SingleInstanceClient::acquire(std::string name) {
+Grant SingleInstanceClient::granted(const std::string& resource, const std::string& value,
+                                    Instant t1, uint32_t attempts) const {
   Grant grant;
+  grant.attempts = attempts;
+  grant.acquired = true;
+  grant.nodes_locked = 1;
+  grant.lease = std::make_shared<Lease>();
+  grant.lease->resource = resource;
+  grant.lease->value = value;
+  grant.lease->deadline = deadline_from(t1);
+  return grant;
+}
+
+Task<Grant> SingleInstanceClient::acquire(std::string name) {
   const std::string resource = options_.key_prefix + name;
   const std::string value = make_token(port(), options_.token_format, options_.token_size);
+  if (options_.wait_on_signal && options_.retry_count != 0) {
+    co_return co_await acquire_waiting_on_signal(name, resource, value);
+  }
+  Grant grant;
   const uint32_t tries = tries_for(options_.retry_count, options_.attempts_cap);
   for (uint32_t attempt = 1; attempt <= tries; ++attempt) {
     grant.attempts = attempt;
@@ -89,16 +105,39 @@ Task<Grant> SingleInstanceClient::acquire(std::string name) {
     note("attempt " + std::to_string(attempt) + (locked ? ": locked" : ": busy"));
     if (locked && options_.wait_numreplicas > 0)
       locked = co_await confirmed_by_replicas(resource, value);
-    if (locked) {
-      grant.acquired = true;
-      grant.nodes_locked = 1;
-      grant.lease = std::make_shared<Lease>();
-      grant.lease->resource = resource;
-      grant.lease->value = value;
-      grant.lease->deadline = deadline_from(t1);
+    if (locked) co_return granted(resource, value, t1, attempt);
+    if (attempt < tries) co_await port().sleep(draw_delay(port(), options_.retry_delay));
+  }
+  grant.failure = "taken";
+  co_return grant;
+}
+
+// python-redis-lock's acquire loop: SET NX; when busy, BLPOP the signal list, woken at once by a
+// release's LPUSH (or by an element a release left there within signal_expire, 1 s), else after
+// the wait; try again. A wait that times out ends the loop after one more try only when the
+// caller gave a timeout; an error or a lost reply raises out of acquire (here: "error").
+Task<Grant> SingleInstanceClient::acquire_waiting_on_signal(std::string name, std::string resource,
+                                                            std::string value) {
+  Grant grant;
+  const std::string signal = "lock-signal:" + name;
+  const std::string seconds = std::to_string(options_.signal_wait_s);
+  bool timed_out = false;
+  for (uint32_t attempt = 1; attempt <= options_.attempts_cap; ++attempt) {
+    grant.attempts = attempt;
+    const Instant t1 = now_on(options_.clock);
+    const bool locked = co_await try_once(resource, value);
+    note("attempt " + std::to_string(attempt) + (locked ? ": locked" : ": busy"));
+    if (locked) co_return granted(resource, value, t1, attempt);
+    if (timed_out) break;
+    const Outcome woke = co_await port().send(master, make_command("BLPOP", signal, seconds),
+                                              options_.request_timeout);
+    if (!woke.replied() || woke.reply.is_error()) {
+      grant.failure = "error";
       co_return grant;
     }
-    if (attempt < tries) co_await port().sleep(draw_delay(port(), options_.retry_delay));
+    const bool signalled = woke.reply.type == ReplyType::array;
+    note(signalled ? "woken by a release's signal" : "wait timed out");
+    timed_out = !signalled && options_.signal_wait_gives_up;
   }
   grant.failure = "taken";
   co_return grant;
@@ -119,7 +158,8 @@ Task<ReleaseResult> SingleInstanceClient::release(std::shared_ptr<Lease> lease) 
       break;
     case SingleRelease::delete_and_signal: {
       Call call = make_call(scripts::delete_and_signal, lease->resource, {lease->value, "1000"});
-      call.keys.push_back("lock-signal:" + lease->resource);
+      // The library's signal list is "lock-signal:<name>", the name without "lock:".
+      call.keys.push_back("lock-signal:" + lease->resource.substr(options_.key_prefix.size()));
       outcome = co_await send_call(port(), master, call, timeout, options_.use_evalsha);
       result.released = outcome.replied() && outcome.reply.is_integer(0);
       break;

@@ -57,6 +57,12 @@ struct SingleInstanceOptions {
   // fail the try (the key is deleted again). 0: no WAIT.
   uint32_t wait_numreplicas = 0;
   Duration wait_timeout = Duration::from_ms(1'000);  // WAIT's own timeout (0: blocks)
+  // python-redis-lock: a busy try waits with `BLPOP lock-signal:<name> <seconds>` (its release
+  // pushes to that list) instead of sleeping the retry delay; whole seconds, 0 for ever. With
+  // signal_wait_gives_up a wait that times out is followed by one last try (acquire's timeout).
+  bool wait_on_signal = false;
+  int64_t signal_wait_s = 0;
+  bool signal_wait_gives_up = false;
 };
 
 class SingleInstanceClient : public LockClient {
@@ -72,6 +78,9 @@ class SingleInstanceClient : public LockClient {
  private:
   Task<bool> try_once(const std::string& resource, const std::string& value);
   Task<bool> confirmed_by_replicas(const std::string& resource, const std::string& value);
+  Task<Grant> acquire_waiting_on_signal(std::string name, std::string resource, std::string value);
+  Grant granted(const std::string& resource, const std::string& value, Instant t1,
+                uint32_t attempts) const;
   Deadline deadline_from(Instant t1) const;
 
   SingleInstanceOptions options_;

@@ -1,16 +1,17 @@
 #include "lock_impls/profiles/python_redis_lock.hpp"
 
+#include <algorithm>
+
 namespace redlock_sim::profiles {
 
 SingleInstanceOptions python_redis_lock(Duration expire) {
-  const int64_t wait_ms = expire == Duration::zero() ? 1'000 : expire.ms_floor();
   return SingleInstanceOptions{
       .ttl = expire,
       .clock = ClockKind::monotonic,
       .request_timeout = Duration::from_s(3600),
       .deadline = DeadlineModel::none,
       .retry_count = -1,
-      .retry_delay = RetryDelay{.min_ms = wait_ms, .jitter_ms = 0},
+      .retry_delay = RetryDelay{.min_ms = 0, .jitter_ms = 0},  // unused: it waits on a signal
       .token_format = TokenFormat::base64,
       .token_size = 18,
       .acquire_command = SingleAcquire::set_nx_ex,
@@ -18,7 +19,17 @@ SingleInstanceOptions python_redis_lock(Duration expire) {
       .extend_command = SingleExtend::expire_seconds_if_value,
       .use_evalsha = true,
       .key_prefix = "lock:",
+      .wait_on_signal = true,
   };
+}
+
+void python_redis_lock_wait(SingleInstanceOptions& o) {
+  const int64_t expire_s = o.ttl.ms_floor() / 1000;  // the driver's int(ttl_ms / 1000)
+  o.wait_on_signal = true;
+  o.signal_wait_gives_up = o.retry_count > 0;
+  o.signal_wait_s = o.retry_count > 0
+                        ? std::max<int64_t>(o.retry_count * std::max<int64_t>(expire_s, 1), 1)
+                        : expire_s;
 }
 
 WatchdogOptions python_redis_lock_renewal(Duration expire) {

@@ -9,9 +9,16 @@ namespace redlock_sim::profiles {
 
 // Lock(expire=None): key "lock:<name>", b64(urandom(18)) id; SET NX EX expire (seconds), and
 // with the default expire=None no expiry; waiting is BLPOP on the signal list (modelled as a
-// poll every `expire` or 1 s); release: the compare-delete-and-signal script; extend: EXPIRE in
+// wait of python_redis_lock_wait); release: the compare-delete-and-signal script; extend: EXPIRE in
 // seconds while ours (2 when the key has no TTL).
 SingleInstanceOptions python_redis_lock(Duration expire);
+
+// acquire(blocking=True, timeout=None) waits on the signal list with `BLPOP lock-signal:<name>
+// expire` (0, for ever, when the lock has no expire) and tries again, for ever; the driver's
+// mapping of retry_count: 0 is acquire(blocking=False) (one try), N > 0 is timeout = N x expire
+// seconds (N when no expire): BLPOP for that long, then one last try. Sets o's wait from its ttl
+// and retry_count (after the overrides).
+void python_redis_lock_wait(SingleInstanceOptions& o);
 
 // auto_renewal=True: a thread extends every expire*2/3; an extend that raises NotAcquired kills
 // the thread silently: the holder is not told.

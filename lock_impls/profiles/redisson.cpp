@@ -10,6 +10,7 @@ HashLockOptions redisson_rlock(uint32_t replicas) {
       .acks_required = 1,
       .replica_wait = Duration::from_ms(1'000),
       .request_timeout = Duration::from_ms(3'000),
+      .response_timeout_late = Duration::from_ms(30),
       .wait_time = Duration::from_ms(-1),
       .thread_id = "1",
       .fenced = false,
@@ -30,6 +31,14 @@ HashLockOptions redisson_fenced_lock(uint32_t replicas) {
   HashLockOptions options = redisson_rlock(replicas);
   options.fenced = true;
   return options;
+}
+
+void redisson_fenced_lock_lease(HashLockOptions& options) {
+  if (options.lease_given && options.wait_time < Duration::zero()) {
+    options.promised_lease = options.lease;
+    options.lease_given = false;
+    options.lease = redisson_rlock(0).lease;
+  }
 }
 
 }  // namespace redlock_sim::profiles

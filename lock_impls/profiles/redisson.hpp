@@ -22,4 +22,12 @@ MultiHashLockOptions redisson_redlock(uint32_t node_count);
 // grant, re-entries included; the token counter has no TTL and follows the master's failovers.
 HashLockOptions redisson_fenced_lock(uint32_t replicas);
 
+// RFencedLock.lockAndGetToken(leaseTime, unit) calls lockAndGetTokenAsync() and drops the lease
+// (Redisson 4.7.0 and 66863978b, whatever the javadoc says): without a wait time (the lock path)
+// a given lease_ms is ignored and the watchdog renews the 30 s lease for ever, while the caller,
+// told the lock is released after leaseTime, believes it until then (promised_lease). With a wait
+// time (tryLockAndGetToken(waitTime, leaseTime, unit)) the lease is honoured. Applied after the
+// overrides.
+void redisson_fenced_lock_lease(HashLockOptions& options);
+
 }  // namespace redlock_sim::profiles

@@ -237,7 +237,7 @@ void ClusterNode::on_message(Message& message) {
   if (message.is_reply || message.command.empty()) return;
   if (message.request_id == 0 && handle_internal(message)) return;
   if (handle_wait(message)) return;
-  ServerProcess::on_message(message);
+  RedisNode::on_message(message);  // BLPOP may park the client instead of replying
 }
 
 bool ClusterNode::handle_internal(Message& message) {
@@ -524,6 +524,8 @@ void ClusterNode::on_timer(uint64_t tag) {
     rdb_armed_ = false;
     persistence_.save_rdb(engine().snapshot());  // `save <interval> 1`, as a completed BGSAVE
     start();
+  } else if (tag >= block_timer_tag_base) {
+    RedisNode::on_timer(tag);  // a BLPOP timeout
   } else if (tag >= wait_tag_base) {
     on_wait_timeout(tag);
   } else {

@@ -18,6 +18,7 @@ namespace {
 using E = RedisEngine;
 // Sorted by name: find_command does a binary search.
 const E::CommandSpec command_table[] = {
+    {"blpop", -3, command_write | command_noscript, &E::cmd_blpop},
     {"config", -2, command_noscript, &E::cmd_config},
     {"dbsize", 1, 0, &E::cmd_dbsize},
     {"decr", 2, command_write, &E::cmd_decr},
@@ -45,6 +46,7 @@ const E::CommandSpec command_table[] = {
     {"incrby", 3, command_write, &E::cmd_incrby},
     {"info", -1, 0, &E::cmd_info},
     {"llen", 2, 0, &E::cmd_llen},
+    {"lpop", -2, command_write, &E::cmd_lpop},
     {"lpush", -3, command_write, &E::cmd_lpush},
     {"lrange", 4, 0, &E::cmd_lrange},
     {"persist", 2, command_write, &E::cmd_persist},
@@ -56,6 +58,7 @@ const E::CommandSpec command_table[] = {
     {"pttl", 2, 0, &E::cmd_pttl},
     {"publish", 3, 0, &E::cmd_publish},
     {"role", 1, command_noscript, &E::cmd_role},
+    {"rpop", -2, command_write, &E::cmd_rpop},
     {"rpush", -3, command_write, &E::cmd_rpush},
     {"script", -2, command_noscript, &E::cmd_script},
     {"set", -3, command_write, &E::cmd_set},

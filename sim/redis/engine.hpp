@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -92,6 +93,13 @@ struct EngineConfig {
   std::string save;
 };
 
+// A BLPOP that found every key empty and may block (not in a script): the node parks the client
+// (sim/redis/node.cpp). timeout_at_ms is absolute on the node's wall clock; 0 blocks for ever.
+struct BlockRequest {
+  std::vector<std::string> keys;
+  int64_t timeout_at_ms = 0;
+};
+
 struct SnapshotEntry {
   std::string key;
   Value value;
@@ -127,6 +135,10 @@ class RedisEngine {
   void restore(const std::vector<SnapshotEntry>& entries, Instant wall_now, bool skip_expired);
   // Empties the script cache (a restart loses it).
   void flush_scripts();
+  // The BLPOP just executed would block (engine_lists.cpp); taken by the caller, once.
+  std::optional<BlockRequest> take_block_request();
+  // Keys a push made ready since the last call, in the order first pushed (Redis's ready_keys).
+  std::vector<std::string> take_ready_keys();
 
   std::size_t key_count() const { return keys_.size(); }
   std::size_t keys_with_expiry() const { return volatile_keys_.size(); }
@@ -191,6 +203,11 @@ class RedisEngine {
   Reply cmd_rpush(Call& call);
   Reply cmd_llen(Call& call);
   Reply cmd_lrange(Call& call);
+  Reply cmd_lpop(Call& call);
+  Reply cmd_rpop(Call& call);
+  Reply cmd_blpop(Call& call);
+  Reply pop_generic(Call& call, bool left);
+  void signal_key_as_ready(const std::string& key);
   Reply cmd_publish(Call& call);
   Reply cmd_dbsize(Call& call);
   Reply cmd_flushall(Call& call);
@@ -229,6 +246,8 @@ class RedisEngine {
   ScriptLimitStats script_limits_;
   std::string replication_id_;
   std::unique_ptr<ScriptRunner> scripts_;
+  std::optional<BlockRequest> block_request_;
+  std::vector<std::string> ready_keys_;
 };
 
 // Flags of CommandSpec.

@@ -145,6 +145,7 @@ Reply RedisEngine::push_generic(Call& call, bool left) {
     }
   }
   emit_as_is(call);
+  signal_key_as_ready(key);
   return Reply::integer_reply(static_cast<int64_t>(value->list.size()));
 }
 

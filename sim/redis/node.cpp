@@ -23,7 +23,10 @@ Reply RedisNode::handle(const Message& request) {
 }
 
 void RedisNode::on_timer(uint64_t tag) {
-  if (tag != expire_timer_tag) return;
+  if (tag != expire_timer_tag) {
+    on_block_timer(tag);
+    return;
+  }
   timer_armed_ = false;
   engine_.active_expire_cycle(ExecutionContext{.wall_now = wall_now()}, expire_rng_, effects_);
   flush_effects();
@@ -34,6 +37,13 @@ void RedisNode::on_crash() {
   engine_.restore({}, wall_now(), false);
   engine_.flush_scripts();
   effects_.clear();
+  // Connections break: every blocked client is gone (its timer with the kernel's).
+  blocked_.clear();
+  blocked_on_key_.clear();
+  block_timers_.clear();
+  replay_.clear();
+  engine_.take_ready_keys();
+  engine_.take_block_request();
   timer_armed_ = false;  // the kernel dropped the process's timers
 }
 
@@ -51,6 +61,7 @@ void RedisNode::arm_expire_timer() {
 }
 
 void RedisNode::flush_effects() {
+  serve_ready_keys();
   if (!effects_.empty()) {
     if (sink_) sink_(*this, effects_);
     effects_.clear();

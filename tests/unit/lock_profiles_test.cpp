@@ -467,6 +467,29 @@ TEST(ProfileRedissonRedLock, FailureAfterAQuorumStopsTheRound) {
   EXPECT_FALSE(world.nodes[4]->has("k"));  // never asked
 }
 
+// RedissonRedLock lock(): tryLock(3 x 1500 ms) waits on a busy sub-lock up to its share of the
+// wait time (remainTime / N = 1500 ms), retrying after the holder's PTTL, before counting it as
+// failed; the other two sub-locks then make the quorum.
+TEST(ProfileRedissonRedLock, BusySubLockWaitsItsShareOfTheWaitTime) {
+  LockWorld world(3, 3);
+  world.nodes[0]->execute(make_command("HSET", "k", "someone:1", "1"));
+  world.nodes[0]->execute(make_command("PEXPIRE", "k", "30000"));
+  auto lock = make("redisson-redlock", world.client(), {{"nodes", "3"}});
+  Grant grant;
+  Instant granted_at;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        grant = co_await lock->acquire("k");
+        granted_at = world.simulator.now();
+      }(),
+      at_ms(10'000));
+  ASSERT_TRUE(grant.acquired);
+  EXPECT_EQ(grant.nodes_locked, 2u);
+  EXPECT_GE(granted_at, Instant::from_ms(1'500));
+  EXPECT_LT(granted_at, Instant::from_ms(1'520));
+}
+
 // RFencedLock: the token is INCRed in the acquire script, re-entries included.
 TEST(ProfileRedissonFencedLock, ReentryBumpsTheToken) {
   LockWorld world(3, 1);
