@@ -9,6 +9,7 @@
 
 #include "sim/kernel/assert.hpp"
 #include "sim/redis/lua_patterns.hpp"
+#include "sim/redis/lua_struct.hpp"
 #include "sim/redis/sha1.hpp"
 #include "sim/redis/text.hpp"
 
@@ -767,6 +768,9 @@ void ScriptRunner::open_state() {
     lua_call(lua, 1, 1);
     lua_setglobal(lua, name);
   }
+  // struct: the model's own (lua_struct.cpp), no Debian package carries Redis's.
+  lua_struct::open(lua);
+  lua_setglobal(lua, "struct");
   lua_getglobal(lua, "cjson");
   lua_pushstring(lua, "encode");
   lua_pushstring(lua, "encode");
@@ -820,7 +824,8 @@ void ScriptRunner::open_state() {
 
   lua_newtable(lua);  // the protected set: proxies that rawset/setmetatable refuse
   const int protected_index = lua_gettop(lua);
-  for (const char* name : {"string", "math", "table", "coroutine", "redis", "cjson", "bit"}) {
+  for (const char* name :
+       {"string", "math", "table", "coroutine", "redis", "cjson", "bit", "struct"}) {
     lua_getglobal(lua, name);
     make_readonly_proxy(lua, protected_index);
     lua_setglobal(lua, name);

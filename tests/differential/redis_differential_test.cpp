@@ -240,7 +240,7 @@ std::string random_command(redlock_sim::Rng& rng) {
   // depending on the real milliseconds that pass; a whole number of seconds reads the same until
   // half a second has passed.
   const std::string big_ttl = std::to_string(rng.between(100, 900) * 1000);
-  switch (rng.below(27)) {
+  switch (rng.below(28)) {
     case 0:
       return "SET " + key + " " + value;
     case 1:
@@ -310,6 +310,25 @@ std::string random_command(redlock_sim::Rng& rng) {
              "bit.bxor(ARGV[1], ARGV[2]), bit.tohex(ARGV[1]), bit.lshift(ARGV[1], ARGV[2] % 32), "
              "bit.arshift(ARGV[1], 3), bit.rol(ARGV[1], ARGV[2]), bit.tobit(ARGV[1])}\" 0 " +
              a + " " + b;
+    }
+    case 26: {
+      // struct: two random options packed, unpacked and sized, errors included.
+      static const char* options[] = {">i2", "<I3", "bB",  "hH", "!4bi", ">l", "<L",  "i16", "c3",
+                                      "s",   "T",   ">d",  "<f", "i40",  "!3", "Bc0", "x",   "q",
+                                      "I0",  "c0",  "!8h", "i",  " ",    "c",  "I9",  "!2"};
+      static const char* arguments[] = {"-5",     "300", "65535", "-9223372036854775808",
+                                        "abcdef", "1.5", "0",     "18446744073709551616",
+                                        "\\x00ab"};
+      std::string command = std::string(
+          "EVAL \"local function s(r) for i, v in ipairs(r) do r[i] = tostring(v) end return r "
+          "end local ok, p = pcall(struct.pack, ARGV[1], ARGV[2], ARGV[3], ARGV[4]) if not ok "
+          "then return {'pack', p} end return {p, s({pcall(struct.unpack, ARGV[1], p)}), "
+          "s({pcall(struct.size, ARGV[1])})}\" 0 \"");
+      command += std::string(options[rng.below(std::size(options))]) +
+                 options[rng.below(std::size(options))] + "\"";
+      for (int i = 0; i < 3; ++i)
+        command += std::string(" \"") + arguments[rng.below(std::size(arguments))] + "\"";
+      return command;
     }
     default:
       return "EVAL \"return {redis.call('exists', KEYS[1]), redis.call('type', "
