@@ -240,7 +240,7 @@ std::string random_command(redlock_sim::Rng& rng) {
   // depending on the real milliseconds that pass; a whole number of seconds reads the same until
   // half a second has passed.
   const std::string big_ttl = std::to_string(rng.between(100, 900) * 1000);
-  switch (rng.below(28)) {
+  switch (rng.below(29)) {
     case 0:
       return "SET " + key + " " + value;
     case 1:
@@ -329,6 +329,26 @@ std::string random_command(redlock_sim::Rng& rng) {
       for (int i = 0; i < 3; ++i)
         command += std::string(" \"") + arguments[rng.below(std::size(arguments))] + "\"";
       return command;
+    }
+    case 27: {
+      // cmsgpack: random bytes unpacked (one, a limit or all), each result packed again.
+      static const unsigned char bytes[] = {0xc0, 0xc2, 0xc3, 0xcc, 0xcd, 0xce, 0xcf, 0xd0, 0xd1,
+                                            0xd2, 0xd3, 0xca, 0xcb, 0xd9, 0xda, 0xdc, 0xde, 0x92,
+                                            0x81, 0xa2, 0x00, 0x7f, 0xff, 0xe0, 0xc1, 0x41};
+      static const char* calls[] = {"unpack(ARGV[1])", "unpack_one(ARGV[1], tonumber(ARGV[2]))",
+                                    "unpack_limit(ARGV[1], 2, tonumber(ARGV[2]))"};
+      std::string data;
+      for (uint64_t n = rng.below(12); n > 0; --n) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02x", bytes[rng.below(std::size(bytes))]);
+        data += hex;
+      }
+      return std::string("EVAL \"local r = {pcall(function() return cmsgpack.") +
+             calls[rng.below(3)] +
+             " end)} for i = 1, table.maxn(r) do local v = r[i] if type(v) == 'table' then r[i] = "
+             "cmsgpack.pack(v) elseif type(v) ~= 'string' then r[i] = tostring(v) end end return "
+             "r\" 0 \"" +
+             data + "\" " + std::to_string(rng.between(-1, 4));
     }
     default:
       return "EVAL \"return {redis.call('exists', KEYS[1]), redis.call('type', "
