@@ -16,6 +16,7 @@ required_packages=(
   libjemalloc-dev
   redis-server redis-tools procps
   chromium
+  clang-14 libclang-rt-14-dev
 )
 
 install_dependencies() {
