@@ -66,9 +66,18 @@ int run_run(const std::vector<std::string>& arguments) {
     return false;
   };
   if (!write_report("html",
-                    [&] { return html_report(result, scenario, {.program = program_name()}); }) ||
-      !write_report("trace", [&] { return trace_json_text(result); }))
+                    [&] { return html_report(result, scenario, {.program = program_name()}); }))
     return exit_bad_input;
+  if (values.count("trace")) {  // streamed: the export is never held whole in memory
+    const std::string path = values["trace"].as<std::string>();
+    std::ofstream out(path, std::ios::binary);
+    write_trace_json(out, result);
+    out.close();
+    if (!out) {
+      std::fprintf(stderr, "redlock-sim: cannot write %s\n", path.c_str());
+      return exit_bad_input;
+    }
+  }
   // With the JSON on standard output, the people's report goes to standard error.
   std::FILE* people = json_to_stdout ? stderr : stdout;
   const std::string command =

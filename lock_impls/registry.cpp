@@ -32,7 +32,8 @@ class ParamReader {
  public:
   ParamReader(const LockParams& params, const std::vector<LockOverride>& allowed)
       : params_(params) {
-    for (const auto& [key, value] : params) {
+    for (const auto& entry : params) {  // (clang 14 cannot capture a structured binding)
+      const std::string& key = entry.first;
       const bool known = std::any_of(allowed.begin(), allowed.end(),
                                      [&](const LockOverride& o) { return o.key == key; });
       if (!known) fail(key + ": not an override of this lock");

@@ -45,6 +45,7 @@ nlohmann::json result_json(const ScenarioResult& result) {
        {{"events", result.stats.events},
         {"simulated_ms", result.stats.simulated_ms},
         {"grants", result.stats.grants},
+        {"stop_reason", result.stats.stop},
         {"longest_time_to_acquire_ms", optional_ms(result.liveness_detail.longest_time_to_acquire)},
         {"longest_unavailability_ms",
          optional_ms(result.liveness_detail.longest_unavailability)}}}};

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
 
 namespace redlock_sim {
 namespace {
@@ -84,103 +86,123 @@ json end_ns(Instant end) {
   return end == Instant::max() ? json() : json(end.ns());
 }
 
-// Appends `"name": [\n item,\n item\n]` with one item per line.
-void array_field(std::string& out, const char* name, const std::vector<json>& items, bool last) {
-  out += "  \"" + std::string(name) + "\": [";
-  for (std::size_t i = 0; i < items.size(); ++i)
-    out += (i ? ",\n    " : "\n    ") + items[i].dump();
-  out += items.empty() ? "]" : "\n  ]";
-  out += last ? "\n" : ",\n";
-}
+// Writes `"name": [\n item,\n item\n]` with one item per line, each item written as soon as
+// `each` hands it over: nothing of the document is kept but the item being written.
+class ArrayField {
+ public:
+  ArrayField(std::ostream& out, const char* name, bool last) : out_(out), last_(last) {
+    out_ << "  \"" << name << "\": [";
+  }
+  ~ArrayField() { out_ << (first_ ? "]" : "\n  ]") << (last_ ? "\n" : ",\n"); }
+  ArrayField(const ArrayField&) = delete;
+  ArrayField& operator=(const ArrayField&) = delete;
+  void operator()(const json& item) {
+    out_ << (first_ ? "\n    " : ",\n    ") << item.dump();
+    first_ = false;
+  }
 
-std::vector<json> run_items(const ScenarioResult& result, const char* which) {
-  std::vector<json> items;
+ private:
+  std::ostream& out_;
+  bool last_;
+  bool first_ = true;
+};
+
+void run_items(std::ostream& out, const ScenarioResult& result, const char* which, bool last) {
+  ArrayField items(out, which, last);
   const std::string what = which;
   if (what == "holds") {
     for (const HoldInterval& h : result.holds)
-      items.push_back({{"client", name_of(result, h.client)},
-                       {"grant", h.grant_id},
-                       {"lock", h.lock},
-                       {"start_ns", h.start.ns()},
-                       {"end_ns", end_ns(h.end)}});
+      items({{"client", name_of(result, h.client)},
+             {"grant", h.grant_id},
+             {"lock", h.lock},
+             {"start_ns", h.start.ns()},
+             {"end_ns", end_ns(h.end)}});
   } else if (what == "keys") {
     for (const KeyLifetime& k : result.keys)
-      items.push_back({{"node", name_of(result, k.node)},
-                       {"key", k.key},
-                       {"value", k.value},
-                       {"start_ns", k.start.ns()},
-                       {"end_ns", end_ns(k.end)},
-                       {"end_reason", k.end_reason},
-                       {"expire_at_ms", k.expire_at_ms ? json(*k.expire_at_ms) : json()}});
+      items({{"node", name_of(result, k.node)},
+             {"key", k.key},
+             {"value", k.value},
+             {"start_ns", k.start.ns()},
+             {"end_ns", end_ns(k.end)},
+             {"end_reason", k.end_reason},
+             {"expire_at_ms", k.expire_at_ms ? json(*k.expire_at_ms) : json()}});
   } else if (what == "grants") {
     for (const GrantRecord& g : result.history.grants())
-      items.push_back({{"grant", g.grant_id},
-                       {"client", name_of(result, g.client)},
-                       {"lock", g.lock},
-                       {"granted_ns", g.granted_at.ns()},
-                       {"token", g.token},
-                       {"fencing_token", g.fencing_token ? json(*g.fencing_token) : json()},
-                       {"ended_ns", g.ended_at ? json(g.ended_at->ns()) : json()},
-                       {"end_reason", g.end_reason}});
+      items({{"grant", g.grant_id},
+             {"client", name_of(result, g.client)},
+             {"lock", g.lock},
+             {"granted_ns", g.granted_at.ns()},
+             {"token", g.token},
+             {"fencing_token", g.fencing_token ? json(*g.fencing_token) : json()},
+             {"ended_ns", g.ended_at ? json(g.ended_at->ns()) : json()},
+             {"end_reason", g.end_reason}});
   } else if (what == "resource_ops") {
     for (const ResourceOp& op : result.resource_log)
-      items.push_back({{"applied_ns", op.applied_at.ns()},
-                       {"client", name_of(result, op.client)},
-                       {"grant", op.grant_id},
-                       {"op", resource_op_kind_name(op.kind)},
-                       {"resource", op.resource},
-                       {"value", op.value},
-                       {"token", op.token ? json(*op.token) : json()},
-                       {"accepted", op.accepted},
-                       {"rejection", op.rejection}});
+      items({{"applied_ns", op.applied_at.ns()},
+             {"client", name_of(result, op.client)},
+             {"grant", op.grant_id},
+             {"op", resource_op_kind_name(op.kind)},
+             {"resource", op.resource},
+             {"value", op.value},
+             {"token", op.token ? json(*op.token) : json()},
+             {"accepted", op.accepted},
+             {"rejection", op.rejection}});
   } else if (what == "violations") {
     for (const Violation& v : result.violations) {
       json clients = json::array();
       for (ProcessId c : v.clients)
         clients.push_back(name_of(result, c));
-      items.push_back({{"checker", v.checker},
-                       {"kind", v.kind},
-                       {"clients", clients},
-                       {"grants", v.grants},
-                       {"start_ns", v.start.ns()},
-                       {"end_ns", v.end.ns()},
-                       {"description", v.description}});
+      items({{"checker", v.checker},
+             {"kind", v.kind},
+             {"clients", clients},
+             {"grants", v.grants},
+             {"start_ns", v.start.ns()},
+             {"end_ns", v.end.ns()},
+             {"description", v.description}});
     }
   }
-  return items;
 }
 
 }  // namespace
 
-std::string trace_json_text(const ScenarioResult& result) {
+void write_trace_json(std::ostream& out, const ScenarioResult& result) {
   json processes = json::array();
   for (ProcessId id = 0; id < result.processes.size(); ++id)
     processes.push_back(
         {{"id", id}, {"name", result.processes[id].name}, {"role", result.processes[id].role}});
-  std::string out = "{\n";
-  out += "  \"format\": \"redlock-sim-trace\",\n  \"version\": 1,\n";
-  out += "  \"scenario\": " + json(result.scenario).dump() + ",\n";
-  out += "  \"seed\": " + std::to_string(result.seed) + ",\n";
-  out += "  \"tool\": " + tool_json().dump() + ",\n";
-  out += "  \"trace_digest\": " + json(result.trace_digest).dump() + ",\n";
-  out += "  \"trace_truncated\": " + std::string(result.trace_truncated ? "true" : "false") + ",\n";
-  out += "  \"processes\": " + processes.dump() + ",\n";
-  std::vector<json> items;
-  for (const TraceRecord& r : result.trace)
-    items.push_back(record_json(result, r));
-  array_field(out, "records", items, false);
-  items.clear();
-  for (const MessageLogEntry& m : result.messages)
-    items.push_back(message_json(result, m));
-  array_field(out, "messages", items, false);
-  items.clear();
-  for (const StoryEvent& e : result.story)
-    items.push_back(story_json(result, e));
-  array_field(out, "story", items, false);
+  out << "{\n";
+  out << "  \"format\": \"redlock-sim-trace\",\n  \"version\": 1,\n";
+  out << "  \"scenario\": " << json(result.scenario).dump() << ",\n";
+  out << "  \"seed\": " << result.seed << ",\n";
+  out << "  \"tool\": " << tool_json().dump() << ",\n";
+  out << "  \"trace_digest\": " << json(result.trace_digest).dump() << ",\n";
+  out << "  \"trace_truncated\": " << (result.trace_truncated ? "true" : "false") << ",\n";
+  out << "  \"processes\": " << processes.dump() << ",\n";
+  {
+    ArrayField items(out, "records", false);
+    for (const TraceRecord& r : result.trace)
+      items(record_json(result, r));
+  }
+  {
+    ArrayField items(out, "messages", false);
+    for (const MessageLogEntry& m : result.messages)
+      items(message_json(result, m));
+  }
+  {
+    ArrayField items(out, "story", false);
+    for (const StoryEvent& e : result.story)
+      items(story_json(result, e));
+  }
   for (const char* which : {"grants", "holds", "keys", "resource_ops"})
-    array_field(out, which, run_items(result, which), false);
-  array_field(out, "violations", run_items(result, "violations"), true);
-  return out + "}\n";
+    run_items(out, result, which, false);
+  run_items(out, result, "violations", true);
+  out << "}\n";
+}
+
+std::string trace_json_text(const ScenarioResult& result) {
+  std::ostringstream out;
+  write_trace_json(out, result);
+  return std::move(out).str();
 }
 
 }  // namespace redlock_sim

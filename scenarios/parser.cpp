@@ -554,6 +554,7 @@ LimitsSpec read_limits(const json& value, const std::string& path, const std::st
   limits.duration_ms = r.integer("duration_ms", 1, time_ms_max, 120'000);
   limits.messages_in_flight_max =
       static_cast<uint32_t>(r.integer("messages_in_flight_max", 1, 10'000'000, 100'000));
+  limits.memory_mb = static_cast<std::size_t>(r.integer("memory_mb", 1, 65'536, 1024));
   r.finish();
   return limits;
 }

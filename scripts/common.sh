@@ -17,6 +17,7 @@ required_packages=(
   redis-server redis-tools procps
   parallel
   chromium
+  clang-14 libclang-rt-14-dev
 )
 
 install_dependencies() {

@@ -33,6 +33,8 @@ const char* run_stop_name(RunStop stop) {
       return "in_flight_limit";
     case RunStop::stopped:
       return "stopped";
+    case RunStop::memory_limit:
+      return "memory_limit";
   }
   return "unknown";
 }
@@ -239,17 +241,56 @@ void Simulator::schedule_action(Instant at, std::function<void()> action) {
   push(Event{.time = at, .payload = actions_.size() - 1, .kind = EventKind::action});
 }
 
+namespace {
+
+// Fixed costs per kept record for Simulator::memory_bytes (about what x86-64 spends on each,
+// allocator overhead included), so that the count, and where a run stops, is the same everywhere.
+constexpr std::size_t event_bytes = 48;
+constexpr std::size_t message_bytes = 160;
+constexpr std::size_t trace_record_bytes = 32;
+constexpr std::size_t message_log_entry_bytes = 160;
+constexpr std::size_t string_bytes = 32;
+
+std::size_t text_bytes(const Reply& reply) {
+  std::size_t bytes = reply.text.size();
+  for (const Reply& element : reply.elements)
+    bytes += string_bytes + text_bytes(element);
+  return bytes;
+}
+
+std::size_t text_bytes(const Message& message) {
+  std::size_t bytes = text_bytes(message.reply);
+  for (const std::string& argument : message.command)
+    bytes += string_bytes + argument.size();
+  return bytes;
+}
+
+}  // namespace
+
+std::size_t Simulator::memory_bytes() const {
+  std::size_t bytes = queue_.size() * event_bytes + in_flight_ * message_bytes +
+                      in_flight_text_bytes_ + trace_.records().size() * trace_record_bytes +
+                      message_log_.size() * message_log_entry_bytes + message_log_text_bytes_;
+  bytes += trace_.notes().size() * string_bytes + trace_.notes_bytes();
+  if (memory_meter_) bytes += memory_meter_();
+  return bytes;
+}
+
 uint32_t Simulator::allocate_message(Message&& message) {
+  const std::size_t text = text_bytes(message);
   uint32_t slot;
   if (!free_messages_.empty()) {
     slot = free_messages_.back();
     free_messages_.pop_back();
     messages_[slot] = std::move(message);
+    message_text_bytes_[slot] = text;
   } else {
     slot = static_cast<uint32_t>(messages_.size());
     messages_.push_back(std::move(message));
+    message_text_bytes_.push_back(text);
   }
   ++in_flight_;
+  in_flight_text_bytes_ += text;
   return slot;
 }
 
@@ -258,6 +299,8 @@ void Simulator::free_message(uint32_t slot) {
   messages_[slot].reply = Reply{};
   free_messages_.push_back(slot);
   --in_flight_;
+  in_flight_text_bytes_ -= message_text_bytes_[slot];
+  message_text_bytes_[slot] = 0;
 }
 
 void Simulator::send(Message message) {
@@ -301,6 +344,7 @@ void Simulator::log_message(const Message& message, const Network::Route& route,
                                          .delivered_at = std::nullopt,
                                          .dropped = dropped,
                                          .text = std::move(text)});
+  message_log_text_bytes_ += message_log_.back().text.size();
   (void)route;
 }
 
@@ -434,6 +478,10 @@ RunResult Simulator::run(Instant until) {
     }
     if (events_ >= limits_.events_max) {
       result.stop = RunStop::event_limit;
+      break;
+    }
+    if (events_ % memory_check_events == 0 && memory_bytes() > limits_.memory_bytes_max) {
+      result.stop = RunStop::memory_limit;
       break;
     }
     const Event event = pop();

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -122,6 +123,9 @@ struct SimulatorLimits {
   Duration duration_max = Duration::from_s(24 * 3600);
   uint32_t messages_in_flight_max = 1'000'000;
   std::size_t trace_records_max = 1'000'000;
+  // What a run may keep (history, story, trace, messages, events), as counted by
+  // Simulator::memory_bytes(): past it the run stops with RunStop::memory_limit.
+  std::size_t memory_bytes_max = std::numeric_limits<std::size_t>::max();
 };
 
 enum class RunStop : uint8_t {
@@ -131,6 +135,7 @@ enum class RunStop : uint8_t {
   duration_limit,   // limits.duration_max
   in_flight_limit,  // limits.messages_in_flight_max
   stopped,          // a model asked to stop
+  memory_limit,     // limits.memory_bytes_max
 };
 const char* run_stop_name(RunStop stop);
 
@@ -140,7 +145,7 @@ struct RunResult {
   uint64_t events = 0;
   bool limit_hit() const {
     return stop == RunStop::event_limit || stop == RunStop::duration_limit ||
-           stop == RunStop::in_flight_limit;
+           stop == RunStop::in_flight_limit || stop == RunStop::memory_limit;
   }
 };
 
@@ -220,6 +225,14 @@ class Simulator {
   const std::vector<MessageLogEntry>& message_log() const { return message_log_; }
   std::size_t messages_in_flight() const { return in_flight_; }
 
+  // The bytes a run keeps, counted (not measured: the count must be the same on every machine,
+  // so each kept record costs a fixed number of bytes plus the length of its text): the event
+  // queue, the messages in flight, the trace, the message log, plus what the models keep, which
+  // `meter` reports (the runner's history and story). Checked every memory_check_events events.
+  void set_memory_meter(std::function<std::size_t()> meter) { memory_meter_ = std::move(meter); }
+  std::size_t memory_bytes() const;
+  static constexpr uint64_t memory_check_events = 1024;
+
  private:
   friend class Process;
   void push(Event event);
@@ -242,7 +255,11 @@ class Simulator {
   std::vector<std::unique_ptr<Process>> processes_;
   std::vector<Message> messages_;
   std::vector<uint32_t> free_messages_;
+  std::vector<std::size_t> message_text_bytes_;  // by slot, for memory_bytes()
   std::size_t in_flight_ = 0;
+  std::size_t in_flight_text_bytes_ = 0;  // command and reply strings of the messages in flight
+  std::size_t message_log_text_bytes_ = 0;
+  std::function<std::size_t()> memory_meter_;
   std::vector<std::function<void()>> actions_;
   Network network_;
   Trace trace_;

@@ -41,7 +41,10 @@ const char* trace_kind_name(TraceKind kind) {
 void Trace::note(Instant time, uint32_t process, std::string text, uint64_t a, uint64_t b) {
   const uint64_t text_hash = stable_hash(text);
   record(time, TraceKind::note, process, static_cast<uint32_t>(notes_.size()), a, b ^ text_hash);
-  if (records_.size() < records_max_) notes_.push_back(std::move(text));
+  if (records_.size() < records_max_) {
+    notes_bytes_ += text.size();
+    notes_.push_back(std::move(text));
+  }
 }
 
 uint64_t Trace::digest() const {

@@ -64,6 +64,7 @@ class Trace {
   bool truncated() const { return count_ > records_.size(); }
   const std::deque<TraceRecord>& records() const { return records_; }
   const std::vector<std::string>& notes() const { return notes_; }
+  std::size_t notes_bytes() const { return notes_bytes_; }  // their total length
 
  private:
   void mix(uint64_t value) {
@@ -76,6 +77,7 @@ class Trace {
   uint64_t count_ = 0;
   std::deque<TraceRecord> records_;  // chunked: growing never copies what is recorded
   std::vector<std::string> notes_;
+  std::size_t notes_bytes_ = 0;
 };
 
 }  // namespace redlock_sim

@@ -141,6 +141,9 @@ void format_into(const Reply& root, std::string& out) {
 }  // namespace
 
 std::optional<std::vector<std::string>> split_arguments(std::string_view line) {
+  // sdssplitargs reads a C string: a NUL byte ends the line (an unquoted NUL here used to end
+  // a token without consuming it, so the loop pushed empty tokens until memory ran out).
+  line = line.substr(0, line.find('\0'));
   std::vector<std::string> arguments;
   std::size_t p = 0;
   while (true) {

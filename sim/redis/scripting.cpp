@@ -8,7 +8,9 @@
 #include <optional>
 
 #include "sim/kernel/assert.hpp"
+#include "sim/redis/lua_cmsgpack.hpp"
 #include "sim/redis/lua_patterns.hpp"
+#include "sim/redis/lua_struct.hpp"
 #include "sim/redis/sha1.hpp"
 #include "sim/redis/text.hpp"
 
@@ -767,6 +769,12 @@ void ScriptRunner::open_state() {
     lua_call(lua, 1, 1);
     lua_setglobal(lua, name);
   }
+  // struct: the model's own (lua_struct.cpp), no Debian package carries Redis's.
+  lua_struct::open(lua);
+  lua_setglobal(lua, "struct");
+  // cmsgpack: the model's own too (lua_cmsgpack.cpp), its walks charged to the script's budget.
+  lua_cmsgpack::open(lua, &pattern_step_sink);
+  lua_setglobal(lua, "cmsgpack");
   lua_getglobal(lua, "cjson");
   lua_pushstring(lua, "encode");
   lua_pushstring(lua, "encode");
@@ -820,7 +828,8 @@ void ScriptRunner::open_state() {
 
   lua_newtable(lua);  // the protected set: proxies that rawset/setmetatable refuse
   const int protected_index = lua_gettop(lua);
-  for (const char* name : {"string", "math", "table", "coroutine", "redis", "cjson", "bit"}) {
+  for (const char* name :
+       {"string", "math", "table", "coroutine", "redis", "cjson", "bit", "struct", "cmsgpack"}) {
     lua_getglobal(lua, name);
     make_readonly_proxy(lua, protected_index);
     lua_setglobal(lua, name);

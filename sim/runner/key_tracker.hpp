@@ -33,6 +33,8 @@ class KeyTracker {
   void on_loaded(ProcessId node, const std::string& key, const std::string& value,
                  std::optional<int64_t> expire_at_ms, Instant now);
   std::vector<KeyLifetime> lifetimes(const Simulator& simulator, Instant run_end) const;
+  // Lifetimes kept so far, live and closed (for the run's memory count).
+  std::size_t kept() const { return live_.size() + closed_.size(); }
 
  private:
   struct Live {

@@ -25,18 +25,21 @@ class World {
                    SimulatorLimits{.events_max = scenario.limits.events_max,
                                    .duration_max = Duration::from_ms(scenario.limits.duration_ms),
                                    .messages_in_flight_max = scenario.limits.messages_in_flight_max,
-                                   .trace_records_max = options.trace_records_max}) {
+                                   .trace_records_max = options.trace_records_max,
+                                   .memory_bytes_max = scenario.limits.memory_mb << 20}) {
     if (options.message_log_max > 0) simulator_.enable_message_log(options.message_log_max);
+    simulator_.set_memory_meter([this] { return memory_bytes(); });
   }
 
   std::optional<std::string> build(const LockFactory& factory);
   void schedule_faults();
   void start_clients();
   RunResult run() { return simulator_.run(Instant::from_ms(scenario_.limits.duration_ms)); }
-  ScenarioResult result(const RunResult& run) const;
+  ScenarioResult result(const RunResult& run);  // once, at the end: moves what it keeps
 
  private:
   ProcessId id_of(const std::string& name) const { return ids_.at(name); }
+  std::size_t memory_bytes() const;
   void build_cluster();
   void reload_keys(ProcessId node);
   void apply_clock(Process& process, const ClockSpec& clock);
@@ -52,6 +55,7 @@ class World {
   std::unique_ptr<Cluster> cluster_;
   History history_;
   std::vector<StoryEvent> story_;
+  std::size_t story_text_bytes_ = 0;
   std::map<std::string, ProcessId> ids_;
   std::vector<ProcessInfo> infos_;
   std::vector<ClientProcess*> clients_;
@@ -70,6 +74,25 @@ class World {
   std::map<ProcessId, PendingRestart> restarts_;
 };
 
+// What the world keeps for the checkers and the reports, counted as Simulator::memory_bytes
+// counts: a fixed cost per record (about x86-64's, with the allocator's) plus its text. A grant
+// keeps its record, an acquisition call, a write acknowledgement, a resource operation, a few
+// story lines and a key lifetime per node: about 2 KB at the zero-time workload's rate.
+std::size_t World::memory_bytes() const {
+  constexpr std::size_t grant_bytes = 256;
+  constexpr std::size_t acquire_bytes = 96;
+  constexpr std::size_t write_ack_bytes = 32;
+  constexpr std::size_t story_line_bytes = 144;
+  constexpr std::size_t key_lifetime_bytes = 224;
+  constexpr std::size_t resource_op_bytes = 160;
+  std::size_t bytes =
+      history_.grants().size() * grant_bytes + history_.acquires().size() * acquire_bytes +
+      history_.write_acks().size() * write_ack_bytes + story_.size() * story_line_bytes +
+      story_text_bytes_ + keys_.kept() * key_lifetime_bytes;
+  if (resource_ != nullptr) bytes += resource_->log().size() * resource_op_bytes;
+  return bytes;
+}
+
 void World::tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id) {
   if (!options_.record_story) return;
   const Process& p = simulator_.process(process);
@@ -80,6 +103,7 @@ void World::tell(ProcessId process, std::string kind, std::string text, uint64_t
                               .kind = std::move(kind),
                               .text = std::move(text),
                               .grant_id = grant_id});
+  story_text_bytes_ += story_.back().kind.size() + story_.back().text.size();
 }
 
 void World::apply_clock(Process& process, const ClockSpec& clock) {
@@ -392,12 +416,12 @@ bool verdict_matches(const std::optional<std::string>& expected, Verdict actual)
   return !expected || *expected == verdict_name(actual);
 }
 
-ScenarioResult World::result(const RunResult& run) const {
+ScenarioResult World::result(const RunResult& run) {
   ScenarioResult result;
   result.scenario = scenario_.name;
   result.seed = simulator_.seed();
   result.processes = infos_;
-  result.history = history_;
+  result.history = std::move(history_);
   const Simulator& sim = simulator_;
   const ClockReach reach = [&sim](ProcessId client, ClockKind kind, Instant local, Instant from) {
     return sim.process(client).clock().first_true_time_reaching(kind, local, from);
@@ -414,10 +438,10 @@ ScenarioResult World::result(const RunResult& run) const {
   for (std::size_t id = 0; id < sim.process_count(); ++id) {
     result.clocks.push_back(sim.process(static_cast<ProcessId>(id)).clock());
   }
-  result.story = story_;
+  result.story = std::move(story_);
   result.stats = ResultStats{.events = sim.events_dispatched(),
                              .simulated_ms = run.end_time.ms_floor(),
-                             .grants = history_.grants().size(),
+                             .grants = result.history.grants().size(),
                              .stop = run_stop_name(run.stop),
                              .limit_hit = run.limit_hit()};
   return result;

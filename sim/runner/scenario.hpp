@@ -185,6 +185,9 @@ struct LimitsSpec {
   uint64_t events_max = 10'000'000;
   int64_t duration_ms = 120'000;
   uint32_t messages_in_flight_max = 100'000;
+  // What one run may keep (history, story, trace, messages in flight), counted as
+  // Simulator::memory_bytes counts it; past it the run ends with stop reason memory_limit.
+  std::size_t memory_mb = 1024;
 };
 
 struct Expectations {

@@ -1,6 +1,7 @@
 // The JSON result's contract (DESIGN.md section 7), over every scenario file: `scenario`,
 // `seed`, `verdicts` (three checkers, each holds / violated / not_checked), `violations` (each
-// with its true-time interval in ms), `expectations_met`, `trace_digest` (hex) and `stats`.
+// with its true-time interval in ms), `expectations_met`, `trace_digest` (hex) and `stats`
+// (with `stop_reason`).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -39,6 +40,9 @@ TEST(ResultJson, EveryScenarioKeepsTheContract) {
     EXPECT_TRUE(std::regex_match(r.at("trace_digest").get<std::string>(), hex));
     for (const char* stat : {"events", "simulated_ms", "grants"})
       EXPECT_TRUE(r.at("stats").at(stat).is_number_integer()) << stat;
+    // How the run ended (issue 14): a catalogue file ends idle or at its duration, no limit.
+    const std::string stop = r.at("stats").at("stop_reason");
+    EXPECT_TRUE(stop == "idle" || stop == "reached_until") << stop;
     for (const nlohmann::json& v : r.at("violations")) {
       ++violations;
       for (const char* field : {"checker", "kind", "clients", "grants", "description"})

@@ -121,7 +121,12 @@ import socket, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(('127.0.0.1', $port)); s.listen(5); time.sleep(20)" &
     holder=$!
-    sleep 0.5
+    # Wait until the listener holds the port (a fixed sleep lost the race on a loaded machine:
+    # the harness found the port free and its redis-server then failed to listen).
+    for _ in $(seq 200); do
+      (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+      sleep 0.05
+    done
     "$cli" real "$source_dir/scenarios/kleppmann-clock-jump.json" --port-base "$port" 2>"$work/e3"
     rc=$?
     kill $holder 2>/dev/null

@@ -16,6 +16,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -66,7 +68,7 @@ class RedisServer {
     const pid_t parent = ::getpid();
     pid_ = ::fork();
     if (pid_ == 0) {
-      // Dies with the test process, even a SIGKILLed one (its temporary folder stays then).
+      // Dies with the test process, even a SIGKILLed one.
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(127);  // the test died before prctl
       const std::string port = std::to_string(port_);
@@ -77,10 +79,17 @@ class RedisServer {
       ::_exit(127);
     }
     for (int i = 0; i < 500; ++i) {
-      if (loopback_port_open(port_)) return true;
+      if (loopback_port_open(port_)) {
+        // Listening: the server writes nothing more there (no RDB, no AOF; a log line to a
+        // removed folder is dropped), so the folder goes now and a SIGKILLed test leaves none.
+        std::error_code ignored;
+        std::filesystem::remove_all(dir_, ignored);
+        return true;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    return fail("redis-server did not listen on 127.0.0.1:" + std::to_string(port_));
+    return fail("redis-server did not listen on 127.0.0.1:" + std::to_string(port_) + ": " +
+                read_log());
   }
 
   // SIGKILL: the server dies with its keys, like a crash without persistence.
@@ -100,6 +109,11 @@ class RedisServer {
   const std::string& error() const { return error_; }
 
  private:
+  std::string read_log() const {
+    std::ifstream in(dir_ + "/redis.log");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return text.empty() ? "no log" : text.substr(0, 2000);
+  }
   bool fail(std::string message) {
     error_ = std::move(message);
     return false;

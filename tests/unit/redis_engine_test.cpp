@@ -312,5 +312,15 @@ TEST(RedisCliText, SplitAndFormat) {
   EXPECT_EQ(cli_text::quote("\x01\"\\"), "\"\\x01\\\"\\\\\"");
 }
 
+// A raw NUL byte ends the line as it ends redis-cli's C string (found by fuzz_redis_lines: an
+// unquoted NUL made the splitter push empty arguments until memory ran out).
+TEST(RedisCliText, NulByteEndsTheLine) {
+  using namespace std::string_literals;
+  EXPECT_EQ(cli_text::split_arguments("getex g PXAT \0 9"s),
+            (std::vector<std::string>{"getex", "g", "PXAT"}));
+  EXPECT_EQ(cli_text::split_arguments("get a\0b"s), (std::vector<std::string>{"get", "a"}));
+  EXPECT_FALSE(cli_text::split_arguments("get \"a\0\""s).has_value());  // unbalanced quotes
+}
+
 }  // namespace
 }  // namespace redlock_sim

@@ -176,3 +176,33 @@ TEST(RedisScriptLimits, ScriptsAreKeptApart) {
 
 }  // namespace
 }  // namespace redlock_sim
+
+namespace redlock_sim {
+namespace {
+
+// cmsgpack walks tables in C: a table that holds itself ten times is 10^16 values at its nesting
+// limit (7.0 hangs there, unkillable); each value is a step of the budget, so it is killed.
+TEST(RedisScriptLimits, CmsgpackOfASelfHoldingTableIsKilled) {
+  Harness h(small_budget());
+  const Reply reply = h.eval("local t = {} for i = 1, 10 do t[i] = t end return cmsgpack.pack(t)");
+  EXPECT_EQ(reply.text.rfind("ERR Script killed by user with SCRIPT KILL... script: ", 0), 0u)
+      << reply.text;
+  EXPECT_EQ(h.engine.script_limits().killed, 1u);
+  EXPECT_TRUE(h.eval("return cmsgpack.pack(1)").type == ReplyType::bulk);
+}
+
+// 9000 nested maps overflow 7.0's Lua stack (it checks arrays only); the model refuses them with
+// Lua's stack error like 9000 nested arrays, and the node goes on.
+TEST(RedisScriptLimits, CmsgpackDeepMapsAreRefused) {
+  Harness h(small_budget());
+  for (const char* header : {"0x91", "0x81, 0xa1, 0x6b"}) {
+    const Reply reply = h.eval(std::string("return cmsgpack.unpack(string.rep(string.char(") +
+                               header + "), 9000) .. string.char(1))");
+    EXPECT_TRUE(reply.is_error()) << header;
+    EXPECT_NE(reply.text.find("stack overflow"), std::string::npos) << reply.text;
+  }
+  EXPECT_TRUE(h.eval("return 1").is_integer(1));
+}
+
+}  // namespace
+}  // namespace redlock_sim

@@ -1,0 +1,1 @@
+return string.find(string.rep('a', 100000), '.-.-.-.-.-.-.-.-.-b')

@@ -1,0 +1,1 @@
+rawset(getfenv(0), 'evil', 42)

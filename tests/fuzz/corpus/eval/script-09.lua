@@ -1,0 +1,1 @@
+rawset(getmetatable('').__index, 'rep', function() return 'x' end)

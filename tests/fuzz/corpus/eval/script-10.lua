@@ -1,0 +1,1 @@
+return cjson.encode({a = {1, 2, 3}, b = 'x'})

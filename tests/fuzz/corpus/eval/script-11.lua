@@ -1,0 +1,1 @@
+return cjson.decode('[1,2,{"a":[true,false,null]}]')

@@ -1,0 +1,1 @@
+return bit.tohex(bit.bxor(0x12345678, 0xffffffff))

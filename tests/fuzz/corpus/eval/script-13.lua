@@ -1,0 +1,1 @@
+return struct.pack('>I2', 513)

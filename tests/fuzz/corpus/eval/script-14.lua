@@ -1,0 +1,1 @@
+return cmsgpack.pack({1, 2, 3})

@@ -1,0 +1,1 @@
+return math.random(1, 1000)

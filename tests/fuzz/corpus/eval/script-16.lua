@@ -1,0 +1,1 @@
+return loadstring('\27Lua')

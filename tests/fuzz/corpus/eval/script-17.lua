@@ -1,0 +1,1 @@
+local n = redis.call('INCR', KEYS[1]) redis.call('PEXPIRE', KEYS[1], 1000) return n

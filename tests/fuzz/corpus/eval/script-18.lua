@@ -1,0 +1,1 @@
+return redis.pcall('HSET', KEYS[1], 'f', 1, 'g')

@@ -1,0 +1,1 @@
+return {err = 'My error'}

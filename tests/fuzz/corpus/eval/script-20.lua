@@ -1,0 +1,1 @@
+return redis.sha1hex(string.rep('x', 1000))
