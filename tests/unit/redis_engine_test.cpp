@@ -324,3 +324,27 @@ TEST(RedisCliText, NulByteEndsTheLine) {
 
 }  // namespace
 }  // namespace redlock_sim
+
+namespace redlock_sim {
+namespace {
+
+// CONFIG GET's patterns: '*' and '?' as Redis's stringmatch, case-insensitive, in time
+// proportional to pattern x name (the recursive form took minutes on this fuzzer-found input).
+TEST(RedisEngine, ConfigGetPatternsMatchWithoutBacktrackingBlowUp) {
+  Harness h;
+  const Reply hz = h.run(base_ms, make_command("CONFIG", "GET", "h?"));
+  ASSERT_EQ(hz.type, ReplyType::array);
+  ASSERT_EQ(hz.elements.size(), 2u);
+  EXPECT_EQ(hz.elements[0], Reply::bulk("hz"));
+  const Reply hostile = h.run(
+      base_ms, make_command("CONFIG", "GET", "min-repset g ***************************, GETDEL"));
+  ASSERT_EQ(hostile.type, ReplyType::array);
+  EXPECT_TRUE(hostile.elements.empty());
+  const Reply stars =
+      h.run(base_ms, make_command("CONFIG", "GET", "****************************#"));
+  ASSERT_EQ(stars.type, ReplyType::array);
+  EXPECT_TRUE(stars.elements.empty());
+}
+
+}  // namespace
+}  // namespace redlock_sim
