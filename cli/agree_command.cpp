@@ -290,28 +290,15 @@ int run_agree(const std::vector<std::string>& arguments) {
       "profile and staged with the real library")(
       "json", po::value<std::string>(), "with --profiles: also write the results as JSON to PATH")(
       "jobs", po::value<unsigned>()->default_value(1),
-      "files staged at once (each real run mostly waits on timers; more jobs, more jitter)")(
-      "files", po::value<std::vector<std::string>>(), "scenario files (default: scenarios/*.json)");
-  po::positional_options_description positional;
-  positional.add("files", -1);
+      "files staged at once (each real run mostly waits on timers; more jobs, more jitter)");
   po::variables_map values;
-  try {
-    store_checked(po::command_line_parser(arguments)
-                      .options(options)
-                      .positional(positional)
-                      .style(command_line_style())
-                      .run(),
-                  values);
-    po::notify(values);
-  } catch (const po::error& error) {
-    return bad_input(std::string("agree: ") + error.what());
-  }
-  if (values.count("help")) {
-    std::cout << "Runs each scenario in simulation and staged for real, and prints where they\n"
-                 "agree. Exit 0: every stageable file agrees; 1: some disagree; 2: bad input.\n\n"
-              << options;
-    return exit_ok;
-  }
+  if (auto done = parse_with_positionals(
+          arguments, options, "agree",
+          "Runs each scenario in simulation and staged for real, and prints where they\n"
+          "agree (FILES: scenario files, default scenarios/*.json). Exit 0: every stageable\n"
+          "file agrees; 1: some disagree; 2: bad input.",
+          values, "files", -1))
+    return *done;
   if (values.count("markdown")) {
     if (auto failed =
             check_output_file("agree", "--markdown", values["markdown"].as<std::string>()))

@@ -20,31 +20,13 @@ int run_compare(const std::vector<std::string>& arguments) {
   options.add_options()("help,h", "show this help")(
       "seed", po::value<uint64_t>(), "root seed of both runs (default: each file's)")(
       "html", po::value<std::string>(), "write both reports on one time axis to PATH");
-  po::options_description hidden;
-  hidden.add_options()("file", po::value<std::vector<std::string>>());
-  po::options_description all;
-  all.add(options).add(hidden);
-  po::positional_options_description positional;
-  positional.add("file", -1);
   po::variables_map values;
-  try {
-    store_checked(po::command_line_parser(arguments)
-                      .options(all)
-                      .positional(positional)
-                      .style(command_line_style())
-                      .run(),
-                  values);
-    po::notify(values);
-  } catch (const po::error& error) {
-    return bad_input(std::string("compare: ") + error.what());
-  }
-  if (values.count("help")) {
-    std::printf(
-        "Runs two scenario files and compares their verdicts; --html puts both reports\n"
-        "on one page with one time axis.\n\n");
-    std::cout << options << "\n";
-    return exit_ok;
-  }
+  if (auto done = parse_with_positionals(
+          arguments, options, "compare",
+          "Runs two scenario files and compares their verdicts; --html puts both reports\n"
+          "on one page with one time axis.",
+          values, "file", -1))
+    return *done;
   const auto files = values.count("file") ? values["file"].as<std::vector<std::string>>()
                                           : std::vector<std::string>{};
   if (files.size() != 2) return bad_input("compare: give two scenario files");

@@ -119,33 +119,17 @@ int run_merge(const std::vector<std::string>& arguments) {
       "write what the unsharded run's --out gets here (findings, counterexamples)")(
       "jobs,j", po::value<unsigned>(&request.jobs)->default_value(1),
       "parallel workers (shrinking)")("quiet,q", "no progress line");
-  po::options_description hidden;
-  hidden.add_options()("dirs", po::value<std::vector<std::string>>(&dirs));
-  po::options_description all;
-  all.add(options).add(hidden);
-  po::positional_options_description positional;
-  positional.add("dirs", -1);
   po::variables_map values;
-  try {
-    store_checked(po::command_line_parser(arguments)
-                      .options(all)
-                      .positional(positional)
-                      .style(command_line_style())
-                      .run(),
-                  values);
-    po::notify(values);
-  } catch (const po::error& error) {
-    return bad_input(std::string("merge: ") + error.what());
-  }
-  if (values.count("help")) {
-    std::cout << "Combines the shards of a sharded explore or matrix run (each run with\n"
-                 "--shard K/N --out DIR, K = 0..N-1) into exactly what the run on one machine\n"
-                 "writes, whatever N and whatever order they finished in. Shrinking happens here.\n"
-                 "Exit codes: those of the unsharded command; 2 when a shard is missing, was run\n"
-                 "with other arguments, or is not a shard.\n\n"
-              << options << "\n";
-    return exit_ok;
-  }
+  if (auto done = parse_with_positionals(
+          arguments, options, "merge",
+          "Combines the shards of a sharded explore or matrix run (each run with\n"
+          "--shard K/N --out DIR, K = 0..N-1) into exactly what the run on one machine\n"
+          "writes, whatever N and whatever order they finished in. Shrinking happens here.\n"
+          "Exit codes: those of the unsharded command; 2 when a shard is missing, was run\n"
+          "with other arguments, or is not a shard.",
+          values, "dirs", -1))
+    return *done;
+  if (values.count("dirs")) dirs = values["dirs"].as<std::vector<std::string>>();
   if (dirs.empty()) return bad_input("merge: give the --out folder of every shard");
   if (request.jobs == 0 || request.jobs > 256)
     return bad_input("merge: --jobs must be in [1, 256]");

@@ -182,20 +182,26 @@ inline bool write_file(const std::filesystem::path& path, const std::string& tex
   return static_cast<bool>(out);
 }
 
-// Parses `arguments` with `options` plus one positional FILE (stored as "file"). Returns an exit
-// code when the command is done (bad flags: exit_bad_input with one message; --help: the help,
-// exit_ok), or nothing when it should run.
-inline std::optional<int> parse_with_file(
+// Parses `arguments` with `options` plus positional arguments stored as `positional_name`: one
+// string (count 1) or a vector of strings (count -1, any number). Returns an exit code when the
+// command is done (bad flags: exit_bad_input with one message; --help: `about`, a blank line and
+// the options, exit_ok), or nothing when it should run.
+inline std::optional<int> parse_with_positionals(
     const std::vector<std::string>& arguments,
     const boost::program_options::options_description& options, const std::string& command,
-    const std::string& about, boost::program_options::variables_map& values) {
+    const std::string& about, boost::program_options::variables_map& values,
+    const char* positional_name, int count) {
   namespace po = boost::program_options;
   po::options_description hidden;
-  hidden.add_options()("file", po::value<std::string>());
+  if (count == 1) {
+    hidden.add_options()(positional_name, po::value<std::string>());
+  } else {
+    hidden.add_options()(positional_name, po::value<std::vector<std::string>>());
+  }
   po::options_description all;
   all.add(options).add(hidden);
   po::positional_options_description positional;
-  positional.add("file", 1);
+  positional.add(positional_name, count);
   try {
     store_checked(po::command_line_parser(arguments)
                       .options(all)
@@ -211,6 +217,16 @@ inline std::optional<int> parse_with_file(
     std::cout << about << "\n\n" << options << "\n";
     return exit_ok;
   }
+  return std::nullopt;
+}
+
+// The same with one positional FILE (stored as "file"), which must be given.
+inline std::optional<int> parse_with_file(
+    const std::vector<std::string>& arguments,
+    const boost::program_options::options_description& options, const std::string& command,
+    const std::string& about, boost::program_options::variables_map& values) {
+  if (auto done = parse_with_positionals(arguments, options, command, about, values, "file", 1))
+    return done;
   if (!values.count("file")) return bad_input(command + ": missing the scenario FILE");
   return std::nullopt;
 }

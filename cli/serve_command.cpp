@@ -157,32 +157,14 @@ int run_serve(const std::vector<std::string>& arguments) {
   options.add_options()("help,h", "show this help")(
       "port", po::value<unsigned>(&port)->default_value(0),
       "the port on 127.0.0.1 (0: a free one, printed at start)");
-  po::options_description hidden;
-  hidden.add_options()("file", po::value<std::vector<std::string>>());
-  po::options_description all;
-  all.add(options).add(hidden);
-  po::positional_options_description positional;
-  positional.add("file", -1);
   po::variables_map values;
-  try {
-    store_checked(po::command_line_parser(arguments)
-                      .options(all)
-                      .positional(positional)
-                      .style(command_line_style())
-                      .run(),
-                  values);
-    po::notify(values);
-  } catch (const po::error& error) {
-    return bad_input(std::string("serve: ") + error.what());
-  }
-  if (values.count("help")) {
-    std::printf(
-        "A local web playground on 127.0.0.1: pick a scenario (FILEs, or the catalogue), edit\n"
-        "its numbers or JSON, see the new run's verdicts and report, sweep a number, share a\n"
-        "link. Stop it with Ctrl-C.\n\n");
-    std::cout << options << "\n";
-    return exit_ok;
-  }
+  if (auto done = parse_with_positionals(
+          arguments, options, "serve",
+          "A local web playground on 127.0.0.1: pick a scenario (FILEs, or the catalogue), edit\n"
+          "its numbers or JSON, see the new run's verdicts and report, sweep a number, share a\n"
+          "link. Stop it with Ctrl-C.",
+          values, "file", -1))
+    return *done;
   if (port > 65535) return bad_input("serve: --port must be in [0, 65535]");
   const auto files = values.count("file") ? values["file"].as<std::vector<std::string>>()
                                           : std::vector<std::string>{};

@@ -259,25 +259,28 @@ void Fabric::on_upstream_readable(uint64_t id) {
 void Fabric::flush_stream(uint64_t id) {
   Connection* c = find(id);
   if (c == nullptr || c->flush_scheduled) return;
-  while (!c->held.empty()) {
-    // Held while the link is cut (or the route says lost): tried again in 5 ms, in order.
+  // The route back to the connecting side now; none while the link is cut (or the route says
+  // lost): then everything waits, in order, and is tried again in 5 ms.
+  const auto route_back = [this, c, id]() -> std::optional<Network::Route> {
     std::optional<Network::Route> route;
     if (t0_ns_ == 0) {
       route = Network::Route{.dropped = std::nullopt, .delivery = true_now()};
     } else if (!network_.is_cut(c->to, c->from, true_now())) {
       route = network_.route(c->to, c->from, nullptr, true_now());
     }
-    if (!route || route->dropped) {
-      c->flush_scheduled = true;
-
-      loop_.at(monotonic_ns() + 5'000'000, [this, id] {
-        if (Connection* again = find(id)) {
-          again->flush_scheduled = false;
-          flush_stream(id);
-        }
-      });
-      return;
-    }
+    if (route && !route->dropped) return route;
+    c->flush_scheduled = true;
+    loop_.at(monotonic_ns() + 5'000'000, [this, id] {
+      if (Connection* again = find(id)) {
+        again->flush_scheduled = false;
+        flush_stream(id);
+      }
+    });
+    return std::nullopt;
+  };
+  while (!c->held.empty()) {
+    const std::optional<Network::Route> route = route_back();
+    if (!route) return;
     std::string bytes = std::move(c->held.front());
     c->held.pop_front();
     const Instant planned = route->delivery;
@@ -291,22 +294,8 @@ void Fabric::flush_stream(uint64_t id) {
   }
   if (c->upstream_closed && !c->close_scheduled) {
     // The close, routed like a message: after every reply and byte sent before it.
-    std::optional<Network::Route> route;
-    if (t0_ns_ == 0) {
-      route = Network::Route{.dropped = std::nullopt, .delivery = true_now()};
-    } else if (!network_.is_cut(c->to, c->from, true_now())) {
-      route = network_.route(c->to, c->from, nullptr, true_now());
-    }
-    if (!route || route->dropped) {
-      c->flush_scheduled = true;
-      loop_.at(monotonic_ns() + 5'000'000, [this, id] {
-        if (Connection* again = find(id)) {
-          again->flush_scheduled = false;
-          flush_stream(id);
-        }
-      });
-      return;
-    }
+    const std::optional<Network::Route> route = route_back();
+    if (!route) return;
     c->close_scheduled = true;
     loop_.at(real_time_of(route->delivery), [this, id] { close_connection(id); });
   }
