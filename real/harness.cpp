@@ -113,6 +113,19 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario) {
   return std::nullopt;
 }
 
+namespace {
+
+// The driver that runs `client`: the first whose profiles name its profile (or that names none).
+const DriverSpec* driver_of(const std::vector<DriverSpec>& drivers, const ClientSpec& client) {
+  for (const DriverSpec& driver : drivers) {
+    const auto& p = driver.profiles;
+    if (p.empty() || std::find(p.begin(), p.end(), client.profile) != p.end()) return &driver;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 std::optional<std::string> unstageable_reason(const Scenario& scenario,
                                               const std::vector<DriverSpec>& drivers) {
   if (auto reason = unstageable_reason(scenario)) return reason;
@@ -121,13 +134,10 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario,
     const auto& nodes = client.nodes;
     if (std::find(nodes.begin(), nodes.end(), scenario.failover.master_name) == nodes.end())
       continue;
-    for (const DriverSpec& driver : drivers) {
-      const auto& p = driver.profiles;
-      if (p.empty() || std::find(p.begin(), p.end(), client.profile) != p.end()) {
-        return "client " + client.name + " names the failover group " +
-               scenario.failover.master_name + ": driver " + driver.name +
-               " does not follow Sentinel's +switch-master (the profile's own client does)";
-      }
+    if (const DriverSpec* driver = driver_of(drivers, client)) {
+      return "client " + client.name + " names the failover group " +
+             scenario.failover.master_name + ": driver " + driver->name +
+             " does not follow Sentinel's +switch-master (the profile's own client does)";
     }
   }
   return std::nullopt;
@@ -294,13 +304,7 @@ class RealWorld {
 };
 
 const DriverSpec* RealWorld::driver_for(const ClientSpec& client) const {
-  for (const DriverSpec& driver : options_.drivers) {
-    if (driver.profiles.empty() || std::find(driver.profiles.begin(), driver.profiles.end(),
-                                             client.profile) != driver.profiles.end()) {
-      return &driver;
-    }
-  }
-  return nullptr;
+  return driver_of(options_.drivers, client);
 }
 
 NodeRun* RealWorld::node(ProcessId id) {

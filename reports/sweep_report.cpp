@@ -1,5 +1,6 @@
 #include "reports/sweep_report.hpp"
 
+#include "reports/html_model.hpp"
 #include "reports/tool_version.hpp"
 
 #include <algorithm>
@@ -12,28 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+using html::escape;
 
 // Fixed-point text for SVG coordinates: integers and tenths only, so the page's bytes do not
 // depend on how a standard library prints floating point.
@@ -106,7 +86,7 @@ json at_json(const SweepResult& result, std::size_t axis, const std::vector<int6
 
 std::string page_head(const std::string& title) {
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
-         html_escape(title) +
+         escape(title) +
          "</title>\n<style>\n"
          "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1100px}\n"
          "h1{font-size:1.4em}\ntable{border-collapse:collapse;margin:1em 0}\n"
@@ -128,7 +108,7 @@ std::string legend() {
 // An SVG element wrapped in a link to the point's report when there is one.
 std::string linked(const SweepPoint& point, const std::string& element) {
   if (point.outcome.report.empty()) return element;
-  return "<a href=\"" + html_escape(point.outcome.report) + "\">" + element + "</a>";
+  return "<a href=\"" + escape(point.outcome.report) + "\">" + element + "</a>";
 }
 
 std::string point_title(const SweepResult& result, const SweepPoint& point) {
@@ -208,7 +188,7 @@ std::string one_axis_svg(const SweepResult& result) {
                                coordinate(y_at(point.outcome.overlap_ms.value_or(0))) +
                                "\" r=\"4\" fill=\"" +
                                verdict_colour(point.outcome.mutual_exclusion) + "\"><title>" +
-                               html_escape(point_title(result, point)) + "</title></circle>";
+                               escape(point_title(result, point)) + "</title></circle>";
     svg += linked(point, circle) + "\n";
   }
   const std::string label_y = coordinate(chart_top + chart_height + 18);
@@ -216,7 +196,7 @@ std::string one_axis_svg(const SweepResult& result) {
          "</text>\n<text x=\"" + coordinate(left + width) + "\" y=\"" + label_y +
          "\" text-anchor=\"end\">" + std::to_string(axis.to) + "</text>\n<text x=\"" +
          coordinate(left + width / 2) + "\" y=\"" + coordinate(chart_top + chart_height + 36) +
-         "\" text-anchor=\"middle\">" + html_escape(axis.path) + "</text>\n";
+         "\" text-anchor=\"middle\">" + escape(axis.path) + "</text>\n";
   return svg + "</svg>\n";
 }
 
@@ -261,7 +241,7 @@ std::string two_axis_svg(const SweepResult& result, const std::string& checker) 
                              "\" height=\"" + coordinate(cell_h) + "\" fill=\"" +
                              verdict_colour(sweep_verdict(point.outcome, checker)) +
                              "\" stroke=\"#fff\" stroke-width=\"0.5\"><title>" +
-                             html_escape(point_title(result, point)) + "</title></rect>";
+                             escape(point_title(result, point)) + "</title></rect>";
     svg += linked(point, rect) + "\n";
   }
   for (const SweepThreshold& t : result.thresholds) {
@@ -276,7 +256,7 @@ std::string two_axis_svg(const SweepResult& result, const std::string& checker) 
       y = height - position(ys, middle, cell_h);
     }
     svg += "<circle cx=\"" + coordinate(left + x) + "\" cy=\"" + coordinate(top + y) +
-           "\" r=\"2.5\" fill=\"#000\"><title>" + html_escape(result.axes[t.axis].name) + " " +
+           "\" r=\"2.5\" fill=\"#000\"><title>" + escape(result.axes[t.axis].name) + " " +
            std::to_string(t.last) + " | " + std::to_string(t.first) + "</title></circle>\n";
   }
   const std::string label_y = coordinate(top + height + 16);
@@ -284,11 +264,11 @@ std::string two_axis_svg(const SweepResult& result, const std::string& checker) 
          std::to_string(xs.front()) + "</text>\n<text x=\"" + coordinate(left + width) + "\" y=\"" +
          label_y + "\" text-anchor=\"end\">" + std::to_string(xs.back()) + "</text>\n<text x=\"" +
          coordinate(left + width / 2) + "\" y=\"" + coordinate(top + height + 34) +
-         "\" text-anchor=\"middle\">" + html_escape(result.axes[0].path) + "</text>\n";
+         "\" text-anchor=\"middle\">" + escape(result.axes[0].path) + "</text>\n";
   svg += "<text x=\"4\" y=\"" + coordinate(top + height) + "\">" + std::to_string(ys.front()) +
          "</text>\n<text x=\"4\" y=\"" + coordinate(top + 12) + "\">" + std::to_string(ys.back()) +
          "</text>\n<text x=\"4\" y=\"" + coordinate(top + height / 2) + "\">" +
-         html_escape(result.axes[1].name) + "</text>\n";
+         escape(result.axes[1].name) + "</text>\n";
   return svg + "</svg>\n";
 }
 
@@ -303,7 +283,7 @@ std::string threshold_table(const SweepResult& result) {
     std::string text = std::to_string(value) + " (" + verdict_words(verdict) + ")";
     auto it = by_values.find(values);
     if (it != by_values.end() && !it->second->outcome.report.empty())
-      text = "<a href=\"" + html_escape(it->second->outcome.report) + "\">" + text + "</a>";
+      text = "<a href=\"" + escape(it->second->outcome.report) + "\">" + text + "</a>";
     return "<td>" + text + "</td>";
   };
   std::string out =
@@ -311,8 +291,8 @@ std::string threshold_table(const SweepResult& result) {
       "<th>first</th><th>exact</th></tr>\n";
   for (const SweepThreshold& t : result.thresholds) {
     out += "<tr><td>" + sweep_checker_title(t.checker) + "</td><td><code>" +
-           html_escape(result.axes[t.axis].path) + "</code></td><td>" +
-           html_escape(line_place(result, t.axis, t.at)) + "</td>" +
+           escape(result.axes[t.axis].path) + "</code></td><td>" +
+           escape(line_place(result, t.axis, t.at)) + "</td>" +
            cell(t.at, t.axis, t.last, t.last_verdict) +
            cell(t.at, t.axis, t.first, t.first_verdict) + "<td>" + (t.exact ? "yes" : "no") +
            "</td></tr>\n";
@@ -462,10 +442,10 @@ std::string sweep_json_text(const SweepResult& result) {
 
 std::string sweep_html(const SweepResult& result) {
   std::string out = page_head("sweep: " + result.scenario);
-  out += "<h1>Where is the edge? " + html_escape(result.scenario) + "</h1>\n<pre>" +
-         html_escape(sweep_summary_text(result)) + "</pre>\n" + legend();
+  out += "<h1>Where is the edge? " + escape(result.scenario) + "</h1>\n<pre>" +
+         escape(sweep_summary_text(result)) + "</pre>\n" + legend();
   if (result.axes.size() == 1) {
-    out += "<p>Bands: each checker's verdict against <code>" + html_escape(result.axes[0].path) +
+    out += "<p>Bands: each checker's verdict against <code>" + escape(result.axes[0].path) +
            "</code>. Below: the longest mutual-exclusion overlap of each run (dots: the grid "
            "and the two runs either side of each change; click one for its report).</p>\n";
     out += one_axis_svg(result);
@@ -488,7 +468,7 @@ std::string sweep_html(const SweepResult& result) {
   }
   out += "<h2>Verdict changes</h2>\n" + threshold_table(result);
   out += "<p><small>redlock-sim " + std::string(tool_version()) + " (commit " +
-         html_escape(tool_commit()) + ")</small></p>\n";
+         escape(tool_commit()) + ")</small></p>\n";
   return out + "</body>\n</html>\n";
 }
 
