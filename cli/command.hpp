@@ -6,7 +6,7 @@
 
 namespace redlock_sim::cli {
 
-// Exit codes, the contract users and CI rely on (DESIGN.md section 7).
+// Exit codes, the contract users and CI rely on (README, "Exit codes").
 inline constexpr int exit_ok = 0;
 inline constexpr int exit_failed = 1;     // a verdict or expectation failed
 inline constexpr int exit_bad_input = 2;  // bad flags, files or commands: nothing was run

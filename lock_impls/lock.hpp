@@ -10,7 +10,7 @@
 //     ReleaseResult released = co_await client.release(grant.lease);
 //   }
 //
-// What the checker gets for every acquisition (DESIGN.md section 6):
+// What the checker gets for every acquisition (docs/catalogue.md, "Verdicts"):
 // - `Grant::acquired`: whether the library told its caller "you hold it";
 // - `Lease::value`: the random lock value (ownership token) written to Redis;
 // - `Lease::fencing_token`: the monotonically increasing token, for fenced locks only;

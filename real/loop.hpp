@@ -1,5 +1,5 @@
 // The harness's event loop: one thread, ppoll over sockets and pipes, timers on CLOCK_MONOTONIC.
-// Real time is allowed here and only here (DESIGN.md section 10); every action it takes can be
+// Real time is allowed here and only here (docs/real-mode.md); every action it takes can be
 // compared with the time it was scheduled for.
 #pragma once
 

@@ -1,6 +1,7 @@
-// The machine-readable result of one run (DESIGN.md §7): exactly `scenario`, `seed`, `verdicts`,
-// `violations`, `expectations_met`, `trace_digest` and `stats`. Canonical: keys sorted, times as
-// integer milliseconds, so two runs of the same scenario and seed diff to nothing.
+// The machine-readable result of one run (docs/scenario-format.md, "The result"): exactly
+// `scenario`, `seed`, `verdicts`, `violations`, `expectations_met`, `trace_digest` and `stats`.
+// Canonical: keys sorted, times as integer milliseconds, so two runs of the same scenario and
+// seed diff to nothing.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
-// The checkers of DESIGN.md §6, as pure functions of a run's history, the resource's log and the
-// processes' clocks.
+// The checkers defined in docs/catalogue.md ("Verdicts"), as pure functions of a run's history,
+// the resource's log and the processes' clocks.
 //
 // MX, mutual exclusion: violated iff two clients' hold intervals for the same lock overlap in true
 // time. A hold interval runs from the grant until the holder's own clock reaches its validity

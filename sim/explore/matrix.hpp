@@ -60,7 +60,7 @@ ExploreConfig matrix_config(const MatrixColumn& column);
 MatrixCell run_matrix_cell(const Scenario& base, const std::string& lock,
                            const MatrixColumn& column, uint32_t seeds, const LockFactory& factory);
 
-// What the public catalogue says for cells of the matrix (redis_lock_semantics.md §4), to check
+// What the public catalogue says for cells of the matrix (docs/catalogue.md), to check
 // the matrix against.
 struct CatalogueVerdict {
   std::string lock;

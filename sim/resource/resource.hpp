@@ -1,7 +1,7 @@
 // The protected resource: a storage service on the network holding one integer register per
 // resource name, which lock holders read and then write (an increment per critical section).
 //
-// Fencing modes (redis_lock_semantics.md §3):
+// Fencing modes (docs/catalogue.md, S06, S09 and S25):
 // - none: every operation is applied.
 // - fence_writes: writes carry a token; a write whose token is below the highest token seen is
 //   rejected. Reads carry none.

@@ -1,7 +1,7 @@
-// The JSON result's contract (DESIGN.md section 7), over every scenario file: `scenario`,
-// `seed`, `verdicts` (three checkers, each holds / violated / not_checked), `violations` (each
-// with its true-time interval in ms), `expectations_met`, `trace_digest` (hex) and `stats`
-// (with `stop_reason`).
+// The JSON result's contract (docs/scenario-format.md, "The result"), over every scenario file:
+// `scenario`, `seed`, `verdicts` (three checkers, each holds / violated / not_checked),
+// `violations` (each with its true-time interval in ms), `expectations_met`, `trace_digest` (hex)
+// and `stats` (with `stop_reason`).
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -1,4 +1,4 @@
-// Clocks against the catalogue's conventions (redis_lock_semantics.md §3 and S03/S04).
+// Clocks against the catalogue's conventions (docs/catalogue.md, F2, S03 and S04).
 #include <gtest/gtest.h>
 
 #include "sim/kernel/clock.hpp"

@@ -1,4 +1,4 @@
-// Unit tests of the Sentinel-like failover controller (redis_lock_semantics.md section 6 item 12,
+// Unit tests of the Sentinel-like failover controller (docs/catalogue.md:
 // F13, and the catalogue's S15, S16 and S18): SDOWN/ODOWN with quorum, majority authorisation,
 // replica ranking and eligibility, +switch-master to clients, and an old master rejoining as a
 // replica with its data discarded.

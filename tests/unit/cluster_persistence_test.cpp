@@ -1,4 +1,4 @@
-// Unit tests of persistence and restarts (redis_lock_semantics.md section 6 items 8 and 9, the
+// Unit tests of persistence and restarts (docs/catalogue.md: F8 and F9, the
 // catalogue's S10, S13 a/b/c and S14): AOF fsync policies against kill -9 and power loss, RDB
 // snapshots, clean shutdown, expired keys on load, and the truncated-transaction rule.
 #include <gtest/gtest.h>

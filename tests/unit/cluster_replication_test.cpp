@@ -1,5 +1,5 @@
-// Unit tests of replication (redis_lock_semantics.md section 6 items 4, 5, 6, 10, 11 and 13, and
-// F12): the stream over the network, expiry on replicas, TTL propagation by version, WAIT,
+// Unit tests of replication (docs/catalogue.md: F4, F5, F7, F10, F11
+// and F12): the stream over the network, expiry on replicas, TTL propagation by version, WAIT,
 // min-replicas-to-write, gap detection with partial resync, a restarted empty master wiping its
 // replica, ROLE and INFO.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // One test per library profile, each pinning the quirk that tells that library apart
-// (shared/research/lock_libraries.md; docs/lock-clients.md lists test and source section).
+// (docs/lock-clients.md lists test and source; bug ids in docs/catalogue.md).
 #include <gtest/gtest.h>
 
 #include <set>

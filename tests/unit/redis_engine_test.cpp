@@ -1,5 +1,5 @@
-// Unit tests of the Redis engine's semantics (redis_lock_semantics.md section 6 items 1, 2, 3,
-// 4 (replica read side), 7 and 14), its propagation rewrites, snapshots, the node and the CLI's
+// Unit tests of the Redis engine's semantics (docs/catalogue.md: F2, F3,
+// F5 (replica read side), F6 and F20), its propagation rewrites, snapshots, the node and the CLI's
 // `.clock-step`.
 #include <gtest/gtest.h>
 
