@@ -15,7 +15,7 @@ mkdir -p "$build_dir/bench"
 
 if [ "${1:-}" = "--instructions" ]; then
   command -v valgrind >/dev/null || { echo "bench.sh: valgrind is not installed (apt-get install valgrind)"; exit 2; }
-  cli="$build_dir/redlock-sim"
+  cli=${REDLOCK_CLI:-$build_dir/redlock-sim}  # REDLOCK_CLI: another build's binary, to compare
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
   instructions() {  # total instructions of a command, from callgrind's summary line
@@ -25,17 +25,22 @@ if [ "${1:-}" = "--instructions" ]; then
   workload="$repo_root/scenarios/redlock-workload.json"
   "$cli" run "$workload" --json "$work/run.json" >/dev/null
   events=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['stats']['events'])" "$work/run.json")
-  empty_total=$(instructions "$cli" list)
+  # Start-up alone (loading the binary and its libraries): `--version`. (`list` parses every
+  # scenario file, about 40 M instructions more, which made the per-event figure too low.)
+  empty_total=$(instructions "$cli" --version)
   run_total=$(instructions "$cli" run "$workload")
   seeds=20
   explore_total=$(instructions "$cli" explore "$workload" --seeds "$seeds" --shrink-max 0 -q)
-  python3 - "$events" "$empty_total" "$run_total" "$seeds" "$explore_total" <<'PY'
+  grouped_total=$(instructions "$cli" explore "$workload" --seeds "$seeds" --shrink-max 0 -q \
+    --group-by on)
+  python3 - "$events" "$empty_total" "$run_total" "$seeds" "$explore_total" "$grouped_total" <<'PY'
 import sys
-events, empty, run, seeds, explore = (int(x) for x in sys.argv[1:])
+events, empty, run, seeds, explore, grouped = (int(x) for x in sys.argv[1:])
 print(f"standard workload (redlock-sim run scenarios/redlock-workload.json): {events} events, "
       f"{run - empty} instructions beyond start-up, {(run - empty) / events:.0f} per event")
 print(f"standard exploration (explore --seeds {seeds} --shrink-max 0): "
-      f"{(explore - empty) / seeds:.0f} instructions per seed")
+      f"{(explore - empty) / seeds:.0f} instructions per seed; with --group-by on (no "
+      f"attribution runs) {(grouped - empty) / seeds:.0f}")
 PY
   exit 0
 fi

@@ -39,7 +39,7 @@ ProcessClock::ProcessClock(const Options& options)
   offsets_.push_back({options.true_start, options.wall_at_start - options.monotonic_at_start});
 }
 
-std::size_t ProcessClock::segment_index(Instant true_time) const {
+std::size_t ProcessClock::segment_index_before_last(Instant true_time) const {
   // Last segment starting at or before true_time; queries before the first segment use it.
   auto it = std::upper_bound(
       segments_.begin(), segments_.end(), true_time,
@@ -47,7 +47,7 @@ std::size_t ProcessClock::segment_index(Instant true_time) const {
   return it == segments_.begin() ? 0 : static_cast<std::size_t>(it - segments_.begin()) - 1;
 }
 
-std::size_t ProcessClock::offset_index(Instant true_time) const {
+std::size_t ProcessClock::offset_index_before_last(Instant true_time) const {
   auto it =
       std::upper_bound(offsets_.begin(), offsets_.end(), true_time,
                        [](Instant t, const OffsetChange& change) { return t < change.true_time; });
@@ -146,6 +146,20 @@ std::optional<Instant> ProcessClock::solve(const RateSegment& segment, Instant t
 }
 
 Instant ProcessClock::first_true_time_reaching(ClockKind kind, Instant local, Instant from) const {
+  // Every timer asks from now, which nearly always lies past the last change: one piece, with
+  // no later change to walk to.
+  const RateSegment& last = segments_.back();
+  if (from >= last.true_start && from >= offsets_.back().true_time) {
+    const Instant target =
+        kind == ClockKind::wall ? local - offsets_.back().offset : local - Duration::zero();
+    if (last.rate.numerator == last.rate.denominator) {
+      // Rate one, as solve() computes it: the instant the reading is reached, or `from` when
+      // it already is (then the candidate is no later than `from`).
+      const Instant candidate = last.true_start + (target - last.monotonic_start);
+      return candidate == Instant::max() ? Instant::max() : std::max(candidate, from);
+    }
+    return solve(last, target, from, Instant::max()).value_or(Instant::max());
+  }
   // Walk the pieces on which both the rate and the wall offset are constant.
   std::size_t s = segment_index(from);
   std::size_t o = offset_index(from);

@@ -138,7 +138,13 @@ void TaskProcess::complete(uint32_t request_slot, Outcome outcome) {
   std::coroutine_handle<> to_resume;
   if (!group.resumed && satisfied(group)) {
     group.resumed = true;
-    *group.destination = group.results;  // requests still out read as `unknown`
+    // Requests still out read as `unknown`. When none is out the group is done with its
+    // results: they move instead of being copied.
+    if (group.outstanding == 0) {
+      *group.destination = std::move(group.results);
+    } else {
+      *group.destination = group.results;
+    }
     to_resume = group.waiter;
   }
   if (group.resumed && group.outstanding == 0) {
