@@ -5,12 +5,15 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(redlock_exported_targets lock_impls_port lock_impls sim scenarios reports api api_testing)
+set(redlock_sim_folders sim_kernel sim_redis sim_resource sim_scenario sim_checkers sim_cluster
+                       sim_runner sim_explore sim_stories)
+set(redlock_exported_targets lock_impls_port lock_impls ${redlock_sim_folders} sim scenarios reports
+                             api api_testing)
 set_target_properties(lock_impls_port PROPERTIES EXPORT_NAME port)
 set_target_properties(lock_impls PROPERTIES EXPORT_NAME locks)
 set_target_properties(api_testing PROPERTIES EXPORT_NAME testing)
 # Installed archives carry the package's name (libredlock_sim_sim.a, not libsim.a).
-foreach(target lock_impls_port lock_impls sim scenarios reports api)
+foreach(target lock_impls_port lock_impls ${redlock_sim_folders} scenarios reports api)
   get_target_property(export_name ${target} EXPORT_NAME)
   if(NOT export_name)
     set(export_name ${target})

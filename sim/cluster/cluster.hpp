@@ -37,7 +37,7 @@
 
 #include "sim/cluster/cluster_node.hpp"
 #include "sim/cluster/sentinel.hpp"
-#include "sim/runner/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace redlock_sim {
 
