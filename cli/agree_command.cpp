@@ -16,10 +16,11 @@
 #include <sstream>
 #include <thread>
 
+#include "api/lock_wiring.hpp"
 #include "cli/command.hpp"
-#include "cli/lock_wiring.hpp"
 #include "cli/options.hpp"
 #include "cli/real_wiring.hpp"
+#include "cli/worker_pool.hpp"
 #include "lock_impls/registry.hpp"
 #include "reports/result_json.hpp"
 #include "reports/tool_version.hpp"
@@ -432,11 +433,7 @@ int run_agree(const std::vector<std::string>& arguments) {
       setup_error = std::string("internal error: ") + error.what();
     }
   };
-  std::vector<std::thread> workers;
-  for (unsigned i = 0; i < jobs; ++i)
-    workers.emplace_back(work);
-  for (std::thread& worker : workers)
-    worker.join();
+  run_workers(jobs, work);
   if (real_interrupted) return exit_failed;
   if (setup_error) return bad_input("agree: " + *setup_error);
 

@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "api/lock_wiring.hpp"
 #include "cli/command.hpp"
-#include "cli/lock_wiring.hpp"
 #include "lock_impls/real/real_port.hpp"
 #include "lock_impls/real/sentinel_follower.hpp"
 #include "sim/kernel/random.hpp"

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "api/lock_wiring.hpp"
 #include "cli/command.hpp"
-#include "cli/lock_wiring.hpp"
 #include "cli/options.hpp"
 #include "reports/compare_report.hpp"
 

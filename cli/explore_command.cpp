@@ -17,30 +17,23 @@
 #include <sstream>
 #include <thread>
 
+#include "api/exploration.hpp"
+#include "api/lock_wiring.hpp"
 #include "cli/command.hpp"
-#include "cli/lock_wiring.hpp"
 #include "cli/options.hpp"
 #include "cli/shard.hpp"
+#include "cli/worker_pool.hpp"
 #include "reports/html_report.hpp"
 #include "reports/result_json.hpp"
 #include "reports/text_report.hpp"
 #include "reports/tool_version.hpp"
 #include "scenarios/writer.hpp"
-#include "sim/explore/explore.hpp"
 
 namespace redlock_sim::cli {
 namespace {
 
 namespace po = boost::program_options;
 using Clock = std::chrono::steady_clock;
-
-struct Progress {
-  std::atomic<uint64_t> done{0};
-  std::atomic<uint64_t> events{0};
-  std::atomic<uint64_t> mx{0};
-  std::atomic<uint64_t> rs{0};
-  std::atomic<uint64_t> lv{0};
-};
 
 std::string checker_name(const std::string& shorthand) {
   if (shorthand == "mx" || shorthand == "mutual_exclusion") return "mutual_exclusion";
@@ -49,88 +42,36 @@ std::string checker_name(const std::string& shorthand) {
   return "";
 }
 
-// What a run of seeds gave: totals over the longest completed prefix of the seeds, and the
-// outcomes of its violating seeds (plans dropped). Memory grows with the violations, not with the
-// seeds, so `--time-limit` can run for hours.
-struct Explored {
-  uint64_t seeds = 0;
-  uint64_t events = 0;
-  uint64_t attribution_runs = 0;
-  uint64_t limit_hits = 0;  // seeds whose run stopped at a limit (events, messages in flight)
-  std::map<std::string, uint64_t> violating;  // checker -> seeds that violated it
-  std::vector<SeedOutcome> violations;        // in seed order
-};
-
-// Runs seeds [start, start + count) on `jobs` threads until done or out of time. Results are
-// taken in seed order as the prefix of finished seeds grows, so the seeds reported are always
-// contiguous and the totals do not depend on the number of jobs.
+// Runs seeds [start, start + count) on `jobs` workers of the pool, with a progress line at a
+// terminal.
 Explored run_seeds(const Scenario& base, const ExploreConfig& config, uint64_t start,
                    uint64_t count, double time_limit_s, unsigned jobs, bool show_progress,
                    bool attribute) {
-  Explored explored;
-  std::mutex mutex;
-  std::map<uint64_t, SeedOutcome> pending;  // finished out of order, past the prefix
-  std::atomic<uint64_t> next{0};
-  std::atomic<bool> stop{false};
-  std::atomic<unsigned> running{jobs};
-  Progress progress;
-  const LockFactory factory = registry_lock_factory();
-  const auto absorb = [&](SeedOutcome& outcome) {
-    ++explored.seeds;
-    explored.events += outcome.events + outcome.attribution_events;
-    explored.attribution_runs += outcome.attribution_runs;
-    explored.limit_hits += outcome.limit_hit ? 1 : 0;
-    for (const std::string& c : outcome.violated)
-      ++explored.violating[c];
-    if (outcome.violated.empty()) return;
-    outcome.plan = FaultPlan{};
-    explored.violations.push_back(std::move(outcome));
-  };
-  auto worker = [&] {
-    while (!stop.load()) {
-      const uint64_t index = next.fetch_add(1);
-      if (index >= count) break;
-      SeedOutcome outcome = explore_seed(base, start + index, config, factory, attribute);
-      for (const std::string& c : outcome.violated) {
-        (c == "mutual_exclusion"  ? progress.mx
-         : c == "resource_safety" ? progress.rs
-                                  : progress.lv)++;
-      }
-      progress.events += outcome.events + outcome.attribution_events;
-      progress.done++;
-      const std::lock_guard<std::mutex> lock(mutex);
-      if (index != explored.seeds) {
-        pending.emplace(index, std::move(outcome));
-        continue;
-      }
-      absorb(outcome);
-      for (auto it = pending.find(explored.seeds); it != pending.end();
-           it = pending.find(explored.seeds)) {
-        absorb(it->second);
-        pending.erase(it);
-      }
-    }
-    running--;
-  };
+  ExploreProgress progress;
   const auto began = Clock::now();
-  std::vector<std::thread> threads;
-  for (unsigned j = 0; j < jobs; ++j)
-    threads.emplace_back(worker);
-  for (uint64_t tick = 0; running.load() > 0; ++tick) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  uint64_t tick = 0;
+  const auto print_progress = [&] {
+    if (!show_progress || tick++ % 10 != 0) return;
     const double elapsed = std::chrono::duration<double>(Clock::now() - began).count();
-    if (time_limit_s > 0 && elapsed >= time_limit_s) stop = true;
-    if (show_progress && tick % 10 == 0) {
-      std::fprintf(stderr, "\r  seeds %llu  %.1f seeds/s  violations: mx %llu, rs %llu, lv %llu   ",
-                   static_cast<unsigned long long>(progress.done.load()),
-                   progress.done.load() / std::max(elapsed, 1e-9),
-                   static_cast<unsigned long long>(progress.mx.load()),
-                   static_cast<unsigned long long>(progress.rs.load()),
-                   static_cast<unsigned long long>(progress.lv.load()));
-    }
-  }
-  for (std::thread& t : threads)
-    t.join();
+    std::fprintf(stderr, "\r  seeds %llu  %.1f seeds/s  violations: mx %llu, rs %llu, lv %llu   ",
+                 static_cast<unsigned long long>(progress.done.load()),
+                 progress.done.load() / std::max(elapsed, 1e-9),
+                 static_cast<unsigned long long>(progress.mx.load()),
+                 static_cast<unsigned long long>(progress.rs.load()),
+                 static_cast<unsigned long long>(progress.lv.load()));
+  };
+  Explored explored = explore_seeds(
+      base, config,
+      SeedRange{.start = start,
+                .count = count,
+                .time_limit_s = time_limit_s,
+                .jobs = jobs,
+                .attribute = attribute},
+      registry_lock_factory(),
+      [&](unsigned workers, const std::function<void()>& worker) {
+        run_workers(workers, worker, print_progress);
+      },
+      &progress);
   if (show_progress) std::fprintf(stderr, "\n");
   return explored;
 }
@@ -295,13 +236,6 @@ int finish_shard(const Scenario& base, const std::vector<std::string>& arguments
       explored.seeds / std::max(elapsed, 1e-9), explored.violations.size());
   return exit_ok;
 }
-
-struct ShrunkFinding {
-  Finding finding;
-  ShrinkResult shrunk;
-  std::size_t faults_before = 0;           // the seed's run: the base's faults and the plan's
-  std::vector<FaultClass> classes_before;  // of the scenario shrinking started from
-};
 
 // The whole command; `merge` (not null) when finishing a sharded run from its shards instead of
 // running seeds.
@@ -541,27 +475,9 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
   std::printf("%zu distinct violation(s):\n", findings.size());
   // Shrink the first findings, in parallel, keeping the output in finding order.
   const std::size_t to_shrink = std::min<std::size_t>(findings.size(), shrink_max);
-  std::vector<ShrunkFinding> shrunk(to_shrink);
-  std::atomic<std::size_t> next{0};
   const LockFactory factory = registry_lock_factory();
-  auto worker = [&] {
-    for (std::size_t i = next.fetch_add(1); i < to_shrink; i = next.fetch_add(1)) {
-      // Shrinking starts from the seed's faults of the involved classes only.
-      const Scenario failing =
-          scenario_for_seed(base, findings[i].first_seed, config, findings[i].involved);
-      shrunk[i].finding = findings[i];
-      shrunk[i].faults_before =
-          scenario_for_seed(base, findings[i].first_seed, config).faults.size();
-      shrunk[i].classes_before = fault_classes_of(failing);
-      shrunk[i].shrunk = shrink_scenario(failing, findings[i].checker, factory,
-                                         ShrinkOptions{.runs_max = shrink_runs});
-    }
-  };
-  std::vector<std::thread> threads;
-  for (unsigned j = 0; j < std::min<std::size_t>(jobs, to_shrink); ++j)
-    threads.emplace_back(worker);
-  for (std::thread& t : threads)
-    t.join();
+  std::vector<ShrunkFinding> shrunk =
+      shrink_findings(base, config, findings, to_shrink, shrink_runs, factory, worker_pool(), jobs);
 
   if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
   std::map<std::string, std::size_t> minimal_shapes;  // checker|classes -> first finding (1-based)
@@ -581,9 +497,6 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
     if (i >= to_shrink) continue;
     ShrunkFinding& s = shrunk[i];
     Scenario& scenario = s.shrunk.scenario;
-    scenario.name = base.name + "-" + f.checker + "-seed" + std::to_string(f.first_seed);
-    scenario.description = "Shrunk by redlock-sim explore from seed " +
-                           std::to_string(f.first_seed) + " of " + base.name + ": " + f.signature;
     std::printf("    shrunk in %u runs: %zu -> %zu fault(s), %zu client(s), %zu node(s)%s\n",
                 s.shrunk.runs, s.faults_before, scenario.faults.size(), scenario.clients.size(),
                 scenario.nodes.size(), s.shrunk.minimal ? "" : " (run budget spent)");
@@ -604,8 +517,7 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
       std::printf("    (shrinks to the same checker and classes as [%zu])\n", earlier->second);
     }
     const std::string stem = "finding-" + std::to_string(i + 1) + "-" + f.checker;
-    const std::filesystem::path path = std::filesystem::path(out_dir) / (stem + ".json");
-    const std::string command = program_name() + " run " + path.string();
+    const std::string command = reproduce_command(program_name(), out_dir, stem);
     entry["shrunk"] = {
         {"runs", s.shrunk.runs},
         {"minimal", s.shrunk.minimal},
@@ -616,20 +528,7 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
         {"same_as", first_of_shape ? nlohmann::json(nullptr) : nlohmann::json(earlier->second)},
         {"file", out_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(stem + ".json")}};
     if (out_dir.empty()) continue;
-    // The files show what `redlock-sim run` on the written scenario shows (its name and path
-    // included: the HTML's reproduce line names the written file, not the base).
-    scenario.source = path.string();
-    const ScenarioResult reproduced = run_scenario(scenario, factory);
-    bool written = write_text(path, write_scenario(scenario));
-    written = written && write_text(std::filesystem::path(out_dir) / (stem + ".result.json"),
-                                    result_json_text(reproduced));
-    written = written && write_text(std::filesystem::path(out_dir) / (stem + ".txt"),
-                                    summary_text(reproduced, scenario.description, command));
-    // The picture: the same run again with every message kept for the arrows.
-    const ScenarioResult pictured =
-        run_scenario(scenario, factory, RunOptions{.message_log_max = 200'000});
-    written = written && write_text(std::filesystem::path(out_dir) / (stem + ".html"),
-                                    html_report(pictured, scenario, {.program = program_name()}));
+    const bool written = write_counterexample(scenario, out_dir, stem, factory, program_name());
     if (!written) {
       std::fprintf(stderr, "redlock-sim: cannot write to %s\n", out_dir.c_str());
       return exit_bad_input;

@@ -18,7 +18,7 @@
 #include "lock_impls/registry.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/explore/fault_plan.hpp"
-#include "sim/runner/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 
 #ifndef REDLOCK_SOURCE_DIR
 #define REDLOCK_SOURCE_DIR "."

@@ -15,11 +15,13 @@
 #include <sstream>
 #include <thread>
 
+#include "api/lock_wiring.hpp"
+#include "api/matrix_rows.hpp"
 #include "cli/command.hpp"
-#include "cli/lock_wiring.hpp"
 #include "cli/options.hpp"
 #include "cli/real_wiring.hpp"
 #include "cli/shard.hpp"
+#include "cli/worker_pool.hpp"
 #include "lock_impls/registry.hpp"
 #include "reports/html_report.hpp"
 #include "reports/result_json.hpp"
@@ -27,28 +29,11 @@
 #include "reports/tool_version.hpp"
 #include "scenarios/parser.hpp"
 #include "scenarios/writer.hpp"
-#include "sim/explore/matrix.hpp"
 
 namespace redlock_sim::cli {
 namespace {
 
 namespace po = boost::program_options;
-
-// The standard workload with the lock's own parameters where it lets us fit the run: a 2 s TTL.
-Scenario base_for(const LockEntry& entry) {
-  MatrixTopology topology{.multi_node = accepts(entry, "nodes"),
-                          .replicas = accepts(entry, "replicas"),
-                          .counter = accepts(entry, "token_source"),
-                          .fencing_tokens = entry.fencing_tokens};
-  // Locks whose point is having no expiry keep their default.
-  const bool no_ttl_is_the_point = entry.name == "zoo-no-ttl" || entry.name == "redis-py-lock";
-  if (accepts(entry, "ttl_ms") && !no_ttl_is_the_point) topology.params["ttl_ms"] = "2000";
-  if (accepts(entry, "lease_ms")) topology.params["lease_ms"] = "2000";
-  // RFencedLock honours a lease only through tryLockAndGetToken(wait, lease): lockAndGetToken
-  // ignores it (the watchdog keeps the key), so the row waits as long as the run lasts instead.
-  if (entry.name == "redisson-fencedlock") topology.params["wait_time_ms"] = "6000";
-  return matrix_base(entry.name, topology);
-}
 
 // One row of the matrix: a lock on a base scenario.
 struct Row {
@@ -57,11 +42,7 @@ struct Row {
   Scenario base;
 };
 
-struct Job {
-  const Row* row;
-  const MatrixColumn* column;
-  MatrixCell cell;
-};
+using Job = MatrixCellJob;
 
 std::string cell_text(const MatrixCell& c, bool markdown) {
   if (c.grants == 0) return markdown ? "never acquired" : "-";
@@ -88,21 +69,10 @@ std::string cell_text(const MatrixCell& c, bool markdown) {
 }
 
 void run_jobs(std::vector<Job>& jobs, uint32_t seeds, unsigned threads, bool quiet) {
-  std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
-  const LockFactory factory = registry_lock_factory();
-  auto worker = [&] {
-    for (std::size_t i = next.fetch_add(1); i < jobs.size(); i = next.fetch_add(1)) {
-      Job& job = jobs[i];
-      job.cell = run_matrix_cell(job.row->base, job.row->name, *job.column, seeds, factory);
-      if (!quiet) std::fprintf(stderr, "\r  cells %zu/%zu   ", ++done, jobs.size());
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t)
-    pool.emplace_back(worker);
-  for (std::thread& t : pool)
-    t.join();
+  run_matrix_cells(jobs, seeds, registry_lock_factory(), worker_pool(), threads, [&] {
+    if (!quiet) std::fprintf(stderr, "\r  cells %zu/%zu   ", ++done, jobs.size());
+  });
   if (!quiet) std::fprintf(stderr, "\n");
 }
 
@@ -151,43 +121,10 @@ void write_counterexamples(std::vector<Job>& jobs, const std::string& dir,
   std::filesystem::create_directories(dir);
   std::atomic<std::size_t> next{0};
   const LockFactory factory = registry_lock_factory();
-  auto worker = [&] {
-    for (std::size_t i = next.fetch_add(1); i < jobs.size(); i = next.fetch_add(1)) {
-      Job& job = jobs[i];
-      const bool mx = job.cell.first_mx_seed != 0;
-      const uint64_t seed = mx ? job.cell.first_mx_seed : job.cell.first_rs_seed;
-      if (seed == 0) continue;
-      const ExploreConfig config = matrix_config(*job.column);
-      const Scenario failing = scenario_for_seed(job.row->base, seed, config);
-      ShrinkResult shrunk = shrink_scenario(failing, mx ? "mutual_exclusion" : "resource_safety",
-                                            factory, ShrinkOptions{.runs_max = 400});
-      const std::string file = job.row->name + "__" + job.column->name + ".json";
-      shrunk.scenario.name = job.row->name + "-" + job.column->name;
-      shrunk.scenario.description = "Shrunk by redlock-sim matrix: " + job.row->name + " under " +
-                                    job.column->description + ", seed " + std::to_string(seed) +
-                                    ".";
-      const std::filesystem::path path = std::filesystem::path(dir) / file;
-      std::ofstream(path) << write_scenario(shrunk.scenario);
-      job.cell.counterexample = link_prefix + file;
-      // Beside it, what `redlock-sim run` shows for it, as explore writes for a finding: the
-      // JSON result, the story and the HTML report (whose reproduce line names this file).
-      shrunk.scenario.source = path.string();
-      const std::string stem = (std::filesystem::path(dir) / path.stem()).string();
-      const ScenarioResult run = run_scenario(shrunk.scenario, factory);
-      std::ofstream(stem + ".result.json") << result_json_text(run);
-      std::ofstream(stem + ".txt") << summary_text(run, shrunk.scenario.description,
-                                                   program_name() + " run " + path.string());
-      const ScenarioResult pictured =
-          run_scenario(shrunk.scenario, factory, RunOptions{.message_log_max = 200'000});
-      std::ofstream(stem + ".html")
-          << html_report(pictured, shrunk.scenario, {.program = program_name()});
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t)
-    pool.emplace_back(worker);
-  for (std::thread& t : pool)
-    t.join();
+  run_workers(threads, [&] {
+    for (std::size_t i = next.fetch_add(1); i < jobs.size(); i = next.fetch_add(1))
+      write_matrix_counterexample(jobs[i], dir, link_prefix, factory, program_name());
+  });
 }
 
 std::string markdown(const std::vector<Job>& jobs, const std::vector<Row>& rows,
@@ -263,12 +200,12 @@ std::optional<int> cells_from_shards(const MergeRequest& merge, std::vector<Job>
       for (const nlohmann::json& cell : cells) {
         const std::size_t i = cell.at("index").get<std::size_t>();
         if (i >= jobs.size() || !shard_owns(i, shard) ||
-            cell.at("lock").get<std::string>() != jobs[i].row->name ||
+            cell.at("lock").get<std::string>() != *jobs[i].lock ||
             cell.at("column").get<std::string>() != jobs[i].column->name) {
           throw std::runtime_error("cell " + std::to_string(i) + " is not this matrix's");
         }
         MatrixCell& c = jobs[i].cell;
-        c.lock = jobs[i].row->name;
+        c.lock = *jobs[i].lock;
         c.column = jobs[i].column->name;
         c.seeds = cell.at("seeds").get<uint32_t>();
         c.mx_violations = cell.at("mutual_exclusion_violations").get<uint32_t>();
@@ -399,7 +336,7 @@ int matrix_main(const std::vector<std::string>& arguments, const MergeRequest* m
   std::vector<Row> rows;
   if (base_file.empty()) {
     for (const LockEntry* lock : locks)
-      rows.push_back(Row{lock->name, lock_kind_name(lock->kind), base_for(*lock)});
+      rows.push_back(Row{lock->name, lock_kind_name(lock->kind), matrix_row_base(*lock)});
   } else {
     const std::optional<Scenario> loaded = load_scenario(base_file, registry_profile_check());
     if (!loaded) return exit_bad_input;
@@ -443,7 +380,7 @@ int matrix_main(const std::vector<std::string>& arguments, const MergeRequest* m
   std::vector<Job> jobs;
   for (const Row& row : rows) {
     for (const MatrixColumn* column : columns)
-      jobs.push_back(Job{&row, column, {}});
+      jobs.push_back(Job{.lock = &row.name, .base = &row.base, .column = column});
   }
   // The progress line is for a person watching (like explore's): not in a log or a pipe.
   const bool quiet =

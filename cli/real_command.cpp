@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <functional>
 
+#include "api/lock_wiring.hpp"
 #include "cli/command.hpp"
-#include "cli/lock_wiring.hpp"
 #include "cli/options.hpp"
 #include "cli/real_wiring.hpp"
 #include "reports/html_report.hpp"

@@ -7,8 +7,8 @@
 #include <functional>
 #include <iostream>
 
+#include "api/lock_wiring.hpp"
 #include "cli/command.hpp"
-#include "cli/lock_wiring.hpp"
 #include "cli/options.hpp"
 #include "reports/html_report.hpp"
 #include "reports/result_json.hpp"

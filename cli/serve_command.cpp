@@ -13,8 +13,8 @@
 #include <sstream>
 #include <variant>
 
+#include "api/lock_wiring.hpp"
 #include "cli/command.hpp"
-#include "cli/lock_wiring.hpp"
 #include "cli/options.hpp"
 #include "cli/playground_page.hpp"
 #include "cli/sweep.hpp"

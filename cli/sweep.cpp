@@ -7,6 +7,8 @@
 #include <set>
 #include <thread>
 
+#include "cli/worker_pool.hpp"
+
 namespace redlock_sim::cli {
 
 namespace {
@@ -111,13 +113,7 @@ void run_points(const SweepSetup& setup, const std::vector<std::vector<int64_t>>
     for (std::size_t i = next++; i < points.size(); i = next++)
       outcomes[i] = run_point(setup, points[i]);
   };
-  std::vector<std::thread> threads;
-  const std::size_t thread_count = std::min<std::size_t>(setup.jobs, points.size());
-  for (std::size_t j = 1; j < thread_count; ++j)
-    threads.emplace_back(worker);
-  worker();
-  for (std::thread& t : threads)
-    t.join();
+  run_workers(static_cast<unsigned>(std::min<std::size_t>(setup.jobs, points.size())), worker);
   for (std::size_t i = 0; i < points.size(); ++i)
     results[points[i]] = std::move(outcomes[i]);
 }

@@ -11,10 +11,11 @@
 #include <sstream>
 #include <thread>
 
+#include "api/lock_wiring.hpp"
 #include "cli/command.hpp"
-#include "cli/lock_wiring.hpp"
 #include "cli/options.hpp"
 #include "cli/sweep.hpp"
+#include "cli/worker_pool.hpp"
 #include "reports/html_report.hpp"
 #include "reports/sweep_report.hpp"
 
@@ -86,12 +87,7 @@ bool write_point_reports(const SweepSetup& setup, SweepResult& result,
       points[i]->outcome.report = link_prefix + stem + ".html";
     }
   };
-  std::vector<std::thread> threads;
-  for (unsigned j = 1; j < std::min<std::size_t>(setup.jobs, points.size()); ++j)
-    threads.emplace_back(worker);
-  worker();
-  for (std::thread& t : threads)
-    t.join();
+  run_workers(static_cast<unsigned>(std::min<std::size_t>(setup.jobs, points.size())), worker);
   return ok;
 }
 

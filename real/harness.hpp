@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "sim/runner/runner.hpp"
-#include "sim/runner/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace redlock_sim::real {
 

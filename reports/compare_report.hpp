@@ -6,7 +6,7 @@
 #include <string>
 
 #include "sim/runner/runner.hpp"
-#include "sim/runner/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace redlock_sim {
 

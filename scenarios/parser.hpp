@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/runner/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace redlock_sim {
 

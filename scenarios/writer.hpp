@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "sim/runner/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace redlock_sim {
 

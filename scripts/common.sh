@@ -8,21 +8,31 @@ as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
-# Debian packages the build, the tests and the demo need.
-required_packages=(
+# Debian packages the libraries and the redlock-sim executable need (all the demo needs).
+demo_packages=(
   build-essential cmake pkg-config git
-  libboost-program-options-dev librapidcheck-dev libgtest-dev libgmock-dev
-  nlohmann-json3-dev liblua5.1-0-dev lua-cjson lua-bitop libhiredis-dev libbenchmark-dev
+  libboost-program-options-dev
+  nlohmann-json3-dev liblua5.1-0-dev lua-cjson lua-bitop libhiredis-dev
   libjemalloc-dev libcpp-httplib-dev
+)
+# And what the tests and benchmarks add: test frameworks, real redis-servers, chromium for the
+# browser tests, clang for the fuzz build.
+test_packages=(
+  librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
   redis-server redis-tools procps
   parallel
   chromium
   clang-14 libclang-rt-14-dev
 )
+required_packages=("${demo_packages[@]}" "${test_packages[@]}")
 
+# Installs `required_packages` (or, with REDLOCK_DEMO_ONLY=1, `demo_packages`) and any extra
+# packages named.
 install_dependencies() {
   local missing=()
-  for package in "${required_packages[@]}" "$@"; do
+  local wanted=("${required_packages[@]}")
+  [ "${REDLOCK_DEMO_ONLY:-0}" = 1 ] && wanted=("${demo_packages[@]}")
+  for package in "${wanted[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
       missing+=("$package")
   done
@@ -60,7 +70,16 @@ install_deploy_check_dependencies() {
   fi
 }
 
+# Everything for developers; with REDLOCK_DEMO_ONLY=1 the executable alone (no tests,
+# benchmarks or browser tests, so none of their frameworks are needed).
 configure_and_build() {
-  cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$build_dir" -j "$(nproc)"
+  if [ "${REDLOCK_DEMO_ONLY:-0}" = 1 ]; then
+    cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DREDLOCK_TESTS=OFF \
+      -DREDLOCK_BENCHMARKS=OFF -DREDLOCK_BROWSER_TESTS=OFF >/dev/null
+    cmake --build "$build_dir" -j "$(nproc)" --target redlock-sim
+  else
+    cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DREDLOCK_TESTS=ON \
+      -DREDLOCK_BENCHMARKS=ON -DREDLOCK_BROWSER_TESTS=ON >/dev/null
+    cmake --build "$build_dir" -j "$(nproc)"
+  fi
 }

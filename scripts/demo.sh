@@ -4,7 +4,8 @@
 # tokens, and prints both verdicts and stories. Text, JSON and HTML reports go to build/report/.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-"$repo_root/scripts/build.sh" >/dev/null
+# Only what the demo needs: the executable and its libraries, none of the test frameworks.
+REDLOCK_DEMO_ONLY=1 "$repo_root/scripts/build.sh" >/dev/null
 cli="$build_dir/redlock-sim"
 report_dir="$build_dir/report"
 mkdir -p "$report_dir"

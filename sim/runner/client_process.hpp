@@ -11,7 +11,7 @@
 #include "lock_impls/lock.hpp"
 #include "sim/checkers/history.hpp"
 #include "sim/kernel/task_process.hpp"
-#include "sim/runner/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace redlock_sim {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "sim/cluster/cluster.hpp"
 #include "sim/kernel/assert.hpp"
+#include "sim/replication/cluster.hpp"
 #include "sim/resource/resource.hpp"
 #include "sim/runner/client_process.hpp"
 

@@ -17,7 +17,7 @@
 #include "sim/checkers/checkers.hpp"
 #include "sim/kernel/simulator.hpp"
 #include "sim/runner/key_tracker.hpp"
-#include "sim/runner/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace redlock_sim {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "cli/lock_wiring.hpp"
+#include "api/lock_wiring.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/runner/runner.hpp"
 
@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   Scenario scenario;
   try {
-    scenario = parse_scenario_text(text, "fuzz.json", cli::registry_profile_check());
+    scenario = parse_scenario_text(text, "fuzz.json", registry_profile_check());
   } catch (const ScenarioError&) {
     return 0;  // refused cleanly: the CLI prints it and exits 2
   }
@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   scenario.limits.memory_mb = std::min<std::size_t>(scenario.limits.memory_mb, 64);
   scenario.limits.messages_in_flight_max =
       std::min<uint32_t>(scenario.limits.messages_in_flight_max, 10'000);
-  const ScenarioResult result = run_scenario(scenario, cli::registry_lock_factory());
+  const ScenarioResult result = run_scenario(scenario, registry_lock_factory());
   if (result.stats.stop.empty()) __builtin_trap();  // every run says how it ended
   return 0;
 }

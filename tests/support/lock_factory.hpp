@@ -1,5 +1,5 @@
-// The registry-backed lock factory for tests that run scenarios (the CLI has its own copy in
-// cli/lock_wiring.cpp; tests cannot link the CLI).
+// The registry-backed lock factory for tests that run scenarios (api/lock_wiring.cpp has the
+// embedding API's, which also knows the locks a program registers).
 #pragma once
 
 #include "lock_impls/registry.hpp"

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/cluster/cluster.hpp"
 #include "sim/kernel/task_process.hpp"
+#include "sim/replication/cluster.hpp"
 
 namespace redlock_sim::cluster_test {
 

@@ -1,4 +1,4 @@
-#include "sim/cluster/sentinel.hpp"
+#include "sim/replication/sentinel.hpp"
 
 #include <algorithm>
 

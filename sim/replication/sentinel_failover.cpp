@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <tuple>
 
-#include "sim/cluster/sentinel.hpp"
 #include "sim/redis/text.hpp"
+#include "sim/replication/sentinel.hpp"
 
 namespace redlock_sim {
 

@@ -1,4 +1,4 @@
-#include "sim/cluster/persistence.hpp"
+#include "sim/replication/persistence.hpp"
 
 #include "sim/redis/text.hpp"
 

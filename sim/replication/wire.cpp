@@ -1,4 +1,4 @@
-#include "sim/cluster/wire.hpp"
+#include "sim/replication/wire.hpp"
 
 #include <charconv>
 

@@ -1,4 +1,4 @@
-#include "sim/runner/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace redlock_sim {
 

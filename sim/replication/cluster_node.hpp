@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/cluster/persistence.hpp"
 #include "sim/redis/node.hpp"
+#include "sim/replication/persistence.hpp"
 
 namespace redlock_sim {
 

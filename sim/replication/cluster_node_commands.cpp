@@ -1,7 +1,7 @@
 // ClusterNode's client-facing commands: ROLE, INFO replication, REPLICAOF, and the
 // min-replicas-to-write refusal; everything else goes to the engine.
-#include "sim/cluster/cluster_node.hpp"
 #include "sim/redis/text.hpp"
+#include "sim/replication/cluster_node.hpp"
 
 namespace redlock_sim {
 

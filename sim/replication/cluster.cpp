@@ -1,4 +1,4 @@
-#include "sim/cluster/cluster.hpp"
+#include "sim/replication/cluster.hpp"
 
 #include <algorithm>
 

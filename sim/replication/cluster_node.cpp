@@ -1,10 +1,10 @@
-#include "sim/cluster/cluster_node.hpp"
+#include "sim/replication/cluster_node.hpp"
 
 #include <algorithm>
 
-#include "sim/cluster/wire.hpp"
 #include "sim/redis/sha1.hpp"
 #include "sim/redis/text.hpp"
+#include "sim/replication/wire.hpp"
 
 namespace redlock_sim {
 

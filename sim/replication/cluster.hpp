@@ -35,9 +35,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/cluster/cluster_node.hpp"
-#include "sim/cluster/sentinel.hpp"
-#include "sim/runner/scenario.hpp"
+#include "sim/replication/cluster_node.hpp"
+#include "sim/replication/sentinel.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace redlock_sim {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "sim/redis/engine.hpp"
-#include "sim/runner/scenario.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace redlock_sim {
 

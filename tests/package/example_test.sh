@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The package end to end, as a library author uses it: `cmake --install` into a temporary prefix
+# (the static libraries already built), examples/my-lock configured with find_package(redlock_sim)
+# only, built, its GoogleTest run, and its program must find my-redlock's bug, shrink it and print
+# a reproduce line that, run as printed, reproduces the violation.
+set -u
+build_dir=${1:?usage: example_test.sh BUILD_DIR SOURCE_DIR WORK_DIR}
+source_dir=${2:?}
+work=${3:?}
+rm -rf "$work"
+mkdir -p "$work"
+fail() { echo "example test: $*"; exit 1; }
+cmake --install "$build_dir" --prefix "$work/prefix" > "$work/install.log" 2>&1 ||
+  { cat "$work/install.log"; fail "cmake --install failed"; }
+launcher=()
+command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S "$source_dir/examples/my-lock" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$work/prefix" "${launcher[@]}" > "$work/configure.log" 2>&1 ||
+  { cat "$work/configure.log"; fail "the example does not configure against the package"; }
+cmake --build "$work/build" -j 2 > "$work/build.log" 2>&1 ||
+  { cat "$work/build.log"; fail "the example does not build against the package"; }
+"$work/build/my_lock_test" > "$work/test.log" 2>&1 ||
+  { cat "$work/test.log"; fail "the example's GoogleTest fails"; }
+cd "$work/build" || exit 1
+./my-lock-check "$work/findings" > "$work/check.log" 2>&1 ||
+  { cat "$work/check.log"; fail "my-lock-check failed"; }
+cat "$work/check.log"
+grep -q '^mutual_exclusion | my-redlock | client-pause$' "$work/check.log" ||
+  fail "the finding is not my-redlock's mutual exclusion under client pauses"
+reproduce=$(sed -n 's/^reproduce: //p' "$work/check.log")
+[ -n "$reproduce" ] || fail "no reproduce line"
+# As printed: the shrunk counterexample's expectation (the violation) must be met.
+$reproduce > "$work/reproduce.log" 2>&1 ||
+  { cat "$work/reproduce.log"; fail "the reproduce line does not reproduce the violation"; }
+grep -q 'mutual exclusion  VIOLATED' "$work/reproduce.log" || fail "the replay shows no violation"
+grep -q '^  client-pause ' "$work/check.log" || fail "no matrix row"
+echo "example test: passed"
