@@ -26,7 +26,7 @@ defined=$(grep -oE '^\| (S[0-9]{2}|B[0-9]{1,2}|F[0-9]{1,2}) \|' "$catalogue" | t
 
 # Cited ids: S ids anywhere in scenario files, docs and sources; B ids written as "bug B<n>" or
 # "(B<n>" or ", B<n>"; F ids as "F<n>" next to a parenthesis or comma, as the comments write them.
-cited=$(git ls-files -z -- scenarios docs sim lock_impls cli reports real tests drivers |
+cited=$(git ls-files -z -- scenarios docs sim lock_impls cli reports real tests drivers api examples ':!docs/catalogue.md' |
   xargs -0 grep -ohIE '\bS[0-9]{2}[a-d]?\b|(bug |\(|, )B[0-9]{1,2}[ab]?\b|(\(|, |: )F[0-9]{1,2}\b' -- 2>/dev/null |
   grep -oE '[SBF][0-9]+' | sort -u)
 missing=()
