@@ -1,5 +1,7 @@
 #include "lock_impls/profiles/pottery.hpp"
 
+#include "lock_impls/families/family_params.hpp"
+
 namespace redlock_sim::profiles {
 
 RedlockOptions pottery(uint32_t node_count, Duration auto_release_time) {
@@ -32,3 +34,18 @@ RedlockOptions pottery(uint32_t node_count, Duration auto_release_time) {
 }
 
 }  // namespace redlock_sim::profiles
+
+namespace redlock_sim {
+
+// The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+std::vector<LockEntry> pottery_locks() {
+  std::vector<LockEntry> list;
+  list.push_back(redlock_profile(
+      "pottery",
+      "parallel with bail-out at quorum, new uuid per attempt, infinite retries, at most 3 "
+      "extensions without validity",
+      "brainix/pottery @ e2f40424", profiles::pottery, Duration::from_ms(10'000)));
+  return list;
+}
+
+}  // namespace redlock_sim

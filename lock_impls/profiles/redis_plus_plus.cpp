@@ -1,5 +1,7 @@
 #include "lock_impls/profiles/redis_plus_plus.hpp"
 
+#include "lock_impls/families/family_params.hpp"
+
 namespace redlock_sim::profiles {
 
 RedlockOptions redis_plus_plus_redlock_mutex(uint32_t node_count, Duration ttl) {
@@ -60,3 +62,41 @@ RedlockOptions redis_plus_plus_tx(RedlockOptions scripted) {
 }
 
 }  // namespace redlock_sim::profiles
+
+namespace redlock_sim {
+
+// The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+std::vector<LockEntry> redis_plus_plus_locks() {
+  std::vector<LockEntry> list;
+  const ParamSpec scripting =
+      flag_param("scripting", true, "false: RedMutexTx (WATCH/GET/MULTI extend, no drift)");
+  list.push_back(lock_entry(
+      "redis-plus-plus-redlockmutex", LockKind::profile,
+      "C++: sequential, start fixed before the retry loop, a node error escapes leaving keys",
+      "sewenew/redis-plus-plus RedLockMutexVessel @ 2c47000",
+      plus(redlock_params(profiles::redis_plus_plus_redlock_mutex(5, Duration::from_ms(10'000))),
+           {scripting}),
+      [](Port& port, const ParamValues& p) {
+        RedlockOptions o =
+            profiles::redis_plus_plus_redlock_mutex(p.count("nodes"), Duration::from_ms(10'000));
+        if (!p.flag("scripting")) o = profiles::redis_plus_plus_tx(o);
+        return redlock_client(port, p, o);
+      }));
+  list.push_back(lock_entry(
+      "redis-plus-plus-redmutex", LockKind::profile,
+      "C++: polls try_lock every 0-5 ms; LockWatcher extends every ttl/2 and tells on failure",
+      "sewenew/redis-plus-plus RedMutex @ 2c47000",
+      plus(redlock_params(profiles::redis_plus_plus_red_mutex(5, Duration::from_ms(3'000))),
+           {period_param(), tells_param(true), scripting}),
+      [](Port& port, const ParamValues& p) {
+        RedlockOptions o =
+            profiles::redis_plus_plus_red_mutex(p.count("nodes"), Duration::from_ms(3'000));
+        if (!p.flag("scripting")) o = profiles::redis_plus_plus_tx(o);
+        std::unique_ptr<LockClient> inner = redlock_client(port, p, o);
+        const Duration ttl = static_cast<RedlockClient&>(*inner).options().ttl;
+        return watched(port, p, std::move(inner), profiles::redis_plus_plus_lock_watcher(ttl));
+      }));
+  return list;
+}
+
+}  // namespace redlock_sim
