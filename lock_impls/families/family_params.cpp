@@ -7,52 +7,29 @@ ParamTable plus(ParamTable rows, ParamTable more) {
   return rows;
 }
 
-// The rows every Redlock-shaped lock shares, with `d`'s values as their defaults.
+// Redlock's rows: the node count, the timing rows with the fan-out between the clock and the
+// timeout (the order `list --verbose` has always shown), and the extension quorum.
 ParamTable redlock_params(const RedlockOptions& d) {
-  return {
-      count_param("nodes", "nodes", d.node_count, "Redis nodes used (a scenario: its node list)"),
-      // A TTL of 0 means "no TTL" and is accepted only by the locks built without one
-      // (zoo-no-ttl, redis-py-lock, python-redis-lock); for the others a SET with PX 0 is
-      // Redis's error.
-      ms_param("ttl_ms", d.ttl, "lock TTL in ms", d.ttl == Duration::zero() ? 0 : 1),
-      choice_param("clock", {"wall", "monotonic"}, d.clock == ClockKind::wall ? 0 : 1,
-                   "clock for elapsed time and deadline"),
-      choice_param("fan_out", {"parallel", "sequential"}, d.fan_out == FanOut::parallel ? 0 : 1,
-                   "how nodes are contacted"),
-      choice_param("wait", {"all", "quorum"}, d.wait == FanOutMode::wait_for_all ? 0 : 1,
-                   "wait for every node or return at quorum"),
-      ms_param("request_timeout_ms", d.request_timeout, "per-request timeout"),
-      integer_param("retry_count", "retries", d.retry_count, -1, 1'000'000,
-                    "retries after the first (-1: forever)"),
-      integer_param("retry_delay_ms_min", "ms", d.retry_delay.min_ms, 0, param_ms_max,
-                    "smallest delay between attempts"),
-      integer_param("retry_jitter_ms", "ms", d.retry_delay.jitter_ms, 0, param_ms_max,
-                    "random extra delay, uniform [0, jitter]"),
-      integer_param("drift_ppm", "ppm", d.drift.ppm, 0, 1'000'000, "drift factor"),
-      integer_param("drift_constant_ms", "ms", d.drift.constant_ms, 0, param_ms_max,
-                    "constant added to the drift"),
-      count_param("extend_quorum", "nodes", d.extend_quorum, "nodes an extension needs (0: Q)"),
-  };
+  ParamTable rows = timing_params(d);
+  rows.insert(rows.begin() + 2,
+              {choice_param("fan_out", {"parallel", "sequential"},
+                            d.fan_out == FanOut::parallel ? 0 : 1, "how nodes are contacted"),
+               choice_param("wait", {"all", "quorum"}, d.wait == FanOutMode::wait_for_all ? 0 : 1,
+                            "wait for every node or return at quorum")});
+  rows.insert(rows.begin(), nodes_param(d.node_count));
+  rows.push_back(
+      count_param("extend_quorum", "nodes", d.extend_quorum, "nodes an extension needs (0: Q)"));
+  return rows;
 }
 
 // The Redis docs apply no drift to one instance; the catalogue's convention does (S15, S22), so
 // single-instance locks take the drift rows too.
 ParamTable single_params(const SingleInstanceOptions& d) {
-  return {
-      ms_param("ttl_ms", d.ttl, "lock TTL in ms", d.ttl == Duration::zero() ? 0 : 1),
-      choice_param("clock", {"wall", "monotonic"}, d.clock == ClockKind::wall ? 0 : 1,
-                   "clock for elapsed time and deadline"),
-      ms_param("request_timeout_ms", d.request_timeout, "per-request timeout"),
-      integer_param("retry_count", "retries", d.retry_count, -1, 1'000'000,
-                    "retries after the first (-1: forever)"),
-      integer_param("retry_delay_ms_min", "ms", d.retry_delay.min_ms, 0, param_ms_max,
-                    "smallest delay between attempts"),
-      integer_param("retry_jitter_ms", "ms", d.retry_delay.jitter_ms, 0, param_ms_max,
-                    "random extra delay, uniform [0, jitter]"),
-      integer_param("drift_ppm", "ppm", d.drift.ppm, 0, 1'000'000, "drift factor"),
-      integer_param("drift_constant_ms", "ms", d.drift.constant_ms, 0, param_ms_max,
-                    "constant added to the drift"),
-  };
+  return timing_params(d);
+}
+
+ParamSpec nodes_param(uint32_t fallback) {
+  return count_param("nodes", "nodes", fallback, "Redis nodes used (a scenario: its node list)");
 }
 
 ParamSpec replicas_param(const HashLockOptions& d) {

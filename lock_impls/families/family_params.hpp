@@ -23,6 +23,30 @@ LockEntry lock_entry(std::string name, LockKind kind, std::string description, s
 ParamTable plus(ParamTable rows, ParamTable more);
 
 // Rows, with the given options' values as their defaults.
+ParamSpec nodes_param(uint32_t fallback);
+// The rows every SET-based lock shares (TTL, clock, request timeout, retries, drift), from any
+// options with those fields.
+template <typename Options>
+ParamTable timing_params(const Options& d) {
+  return {
+      // A TTL of 0 means "no TTL" and is accepted only by the locks built without one
+      // (zoo-no-ttl, redis-py-lock, python-redis-lock); for the others a SET with PX 0 is
+      // Redis's error.
+      ms_param("ttl_ms", d.ttl, "lock TTL in ms", d.ttl == Duration::zero() ? 0 : 1),
+      choice_param("clock", {"wall", "monotonic"}, d.clock == ClockKind::wall ? 0 : 1,
+                   "clock for elapsed time and deadline"),
+      ms_param("request_timeout_ms", d.request_timeout, "per-request timeout"),
+      integer_param("retry_count", "retries", d.retry_count, -1, 1'000'000,
+                    "retries after the first (-1: forever)"),
+      integer_param("retry_delay_ms_min", "ms", d.retry_delay.min_ms, 0, param_ms_max,
+                    "smallest delay between attempts"),
+      integer_param("retry_jitter_ms", "ms", d.retry_delay.jitter_ms, 0, param_ms_max,
+                    "random extra delay, uniform [0, jitter]"),
+      integer_param("drift_ppm", "ppm", d.drift.ppm, 0, 1'000'000, "drift factor"),
+      integer_param("drift_constant_ms", "ms", d.drift.constant_ms, 0, param_ms_max,
+                    "constant added to the drift"),
+  };
+}
 ParamTable redlock_params(const RedlockOptions& d);
 ParamTable single_params(const SingleInstanceOptions& d);
 ParamSpec replicas_param(const HashLockOptions& d);

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "lock_impls/profiles/redis_plus_plus.hpp"
 #include "lock_impls/registry.hpp"
 #include "tests/unit/lock_world.hpp"
 
@@ -304,6 +305,24 @@ TEST(ProfileRedisPlusPlusRedLockMutex, StartTimeFixedBeforeTheRetryLoop) {
   EXPECT_FALSE(grant.acquired);
   EXPECT_EQ(grant.failure, "validity");
   EXPECT_EQ(grant.nodes_locked, 3u);  // every node accepted: only the old start time failed it
+}
+
+// redis-plus-plus RedLockMutex is the library's own RedLockMutexVessel (RedLockMutexClient), and
+// its table offers only what that class has: no fan-out, wait or extension quorum. With
+// scripting=false it is RedMutexTx, still the Redlock family with flags.
+TEST(ProfileRedisPlusPlusRedLockMutex, IsTheLibrarysOwnLoopWithItsOwnParameters) {
+  LockWorld world(1, 3);
+  auto lock = make("redis-plus-plus-redlockmutex", world.client(), {{"nodes", 3}});
+  const auto* vessel = dynamic_cast<const profiles::RedLockMutexClient*>(lock.get());
+  ASSERT_NE(vessel, nullptr);
+  EXPECT_EQ(vessel->options().retry_count, 2);  // lock()'s retry_count = 3 tries
+  EXPECT_EQ(vessel->options().node_count, 3u);
+  for (const char* absent : {"fan_out", "wait", "extend_quorum"}) {
+    EXPECT_EQ(check_lock_params("redis-plus-plus-redlockmutex", {{absent, int64_t{0}}}),
+              std::string(absent) + ": not an override of this lock");
+  }
+  auto tx = make("redis-plus-plus-redlockmutex", world.client(), {{"scripting", false}});
+  EXPECT_NE(dynamic_cast<const RedlockClient*>(tx.get()), nullptr);
 }
 
 // redis-plus-plus RedLockMutex: a node error escapes lock() even after a quorum (no try/catch
