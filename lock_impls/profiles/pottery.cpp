@@ -40,11 +40,20 @@ namespace redlock_sim {
 // The registry's entries this file declares (lock_impls/builtin_locks.hpp).
 std::vector<LockEntry> pottery_locks() {
   std::vector<LockEntry> list;
-  list.push_back(redlock_profile(
-      "pottery",
+  const RedlockOptions d = profiles::pottery(5, Duration::from_ms(10'000));
+  list.push_back(lock_entry(
+      "pottery", LockKind::profile,
       "parallel with bail-out at quorum, new uuid per attempt, infinite retries, at most 3 "
       "extensions without validity",
-      "brainix/pottery @ e2f40424", profiles::pottery, Duration::from_ms(10'000)));
+      "brainix/pottery @ e2f40424",
+      plus(redlock_params(d),
+           {integer_param("num_extensions", "extensions", d.extensions_max, 0, 1'000'000,
+                          "Redlock(num_extensions=...): successful extends allowed")}),
+      [](Port& port, const ParamValues& p) {
+        RedlockOptions o = profiles::pottery(p.count("nodes"), Duration::from_ms(10'000));
+        o.extensions_max = static_cast<int32_t>(p.integer("num_extensions"));
+        return redlock_client(port, p, o);
+      }));
   return list;
 }
 

@@ -271,24 +271,30 @@ TEST(ProfileRedlockRb, ExtendRecreatesALapsedLock) {
   }
 }
 
-// pottery: at most three extensions; the fourth is refused locally.
-TEST(ProfilePottery, FourthExtensionIsRefused) {
-  LockWorld world(3, 3);
-  auto lock = make("pottery", world.client(), {{"nodes", 3}});
-  std::vector<ExtendResult> results;
-  world.run(
-      0,
-      [&]() -> Task<void> {
-        Grant grant = co_await lock->acquire("k");
-        for (int i = 0; i < 4; ++i)
-          results.push_back(co_await lock->extend(grant.lease));
-      }(),
-      at_ms(1'000));
-  ASSERT_EQ(results.size(), 4u);
-  for (int i = 0; i < 3; ++i)
-    EXPECT_TRUE(results[i].extended);
-  EXPECT_FALSE(results[3].extended);
-  EXPECT_EQ(results[3].failure, "too many extensions");
+// pottery: at most num_extensions extensions (3 by default, Redlock(num_extensions=...)); the
+// next one is refused locally.
+TEST(ProfilePottery, ExtensionsBeyondNumExtensionsAreRefused) {
+  for (const int64_t allowed : {int64_t{3}, int64_t{1}}) {
+    SCOPED_TRACE(allowed);
+    LockWorld world(3, 3);
+    LockParams params{{"nodes", 3}};
+    if (allowed != 3) params["num_extensions"] = allowed;
+    auto lock = make("pottery", world.client(), params);
+    std::vector<ExtendResult> results;
+    world.run(
+        0,
+        [&]() -> Task<void> {
+          Grant grant = co_await lock->acquire("k");
+          for (int64_t i = 0; i <= allowed; ++i)
+            results.push_back(co_await lock->extend(grant.lease));
+        }(),
+        at_ms(1'000));
+    ASSERT_EQ(results.size(), static_cast<std::size_t>(allowed + 1));
+    for (int64_t i = 0; i < allowed; ++i)
+      EXPECT_TRUE(results[i].extended);
+    EXPECT_FALSE(results.back().extended);
+    EXPECT_EQ(results.back().failure, "too many extensions");
+  }
 }
 
 // redis-plus-plus RedLockMutex: time counts from before the retry loop, so a try that wins
