@@ -8,29 +8,11 @@ namespace redlock_sim {
 
 namespace {
 
-// A port that goes nowhere: constructing a client against it validates its parameters.
-class NullPort : public Port {
- public:
-  Instant wall_now() override { return Instant::zero(); }
-  Instant monotonic_now() override { return Instant::zero(); }
-  void random_bytes(std::span<uint8_t> out) override {
-    for (uint8_t& b : out)
-      b = 0;
-  }
-
- protected:
-  void start_sleep(Duration, std::coroutine_handle<>) override {}
-  void start_fan_out(std::vector<NodeRequest>&&, const FanOutOptions&, std::vector<Outcome>*,
-                     std::coroutine_handle<>) override {}
-};
-
 // The scenario lists the nodes; unless told otherwise the lock uses all of them.
 LockParams params_for(const ClientSpec& client, const LockEntry& entry) {
-  LockParams params(client.params.begin(), client.params.end());
-  for (const LockOverride& o : entry.overrides) {
-    if (o.key == "nodes" && params.count("nodes") == 0) {
-      params["nodes"] = std::to_string(client.nodes.size());
-    }
+  LockParams params = client.params;
+  if (find_param(entry.params, "nodes") != nullptr && params.count("nodes") == 0) {
+    params["nodes"] = static_cast<int64_t>(client.nodes.size());
   }
   return params;
 }
@@ -85,9 +67,10 @@ ProfileCheck registry_profile_check() {
     if (entry == nullptr) {
       return "unknown profile \"" + client.profile + "\" ('redlock-sim list' shows them)";
     }
-    NullPort port;
-    MadeLock made = make_any_lock(client, *entry, port);
-    if (!made.client) return "profile \"" + client.profile + "\": " + made.error;
+    // The lock's parameter table checks names, types and ranges; nothing is built.
+    if (auto error = check_params(entry->params, params_for(client, *entry))) {
+      return "profile \"" + client.profile + "\": " + *error;
+    }
     return std::nullopt;
   };
 }
@@ -107,10 +90,7 @@ LockFactory registry_lock_factory() {
 }
 
 bool accepts(const LockEntry& entry, const std::string& key) {
-  for (const LockOverride& o : entry.overrides) {
-    if (o.key == key) return true;
-  }
-  return false;
+  return find_param(entry.params, key) != nullptr;
 }
 
 std::optional<Scenario> swap_lock(const Scenario& base, const LockEntry& entry,
@@ -119,7 +99,7 @@ std::optional<Scenario> swap_lock(const Scenario& base, const LockEntry& entry,
   swapped.name = base.name + "-" + entry.name;
   for (ClientSpec& client : swapped.clients) {
     client.profile = entry.name;
-    std::map<std::string, std::string> kept;
+    LockParams kept;
     for (const auto& [key, value] : client.params) {
       if (accepts(entry, key)) kept[key] = value;
     }
@@ -129,7 +109,7 @@ std::optional<Scenario> swap_lock(const Scenario& base, const LockEntry& entry,
     if (accepts(entry, "replicas") && client.params.count("replicas") == 0) {
       const auto replicas = std::count_if(base.nodes.begin(), base.nodes.end(),
                                           [](const NodeSpec& n) { return n.role == "replica"; });
-      client.params["replicas"] = std::to_string(replicas);
+      client.params["replicas"] = static_cast<int64_t>(replicas);
     }
     if (auto problem = registry_profile_check()(client)) {
       error = "client " + client.name + ": " + *problem;

@@ -15,11 +15,11 @@ Scenario matrix_row_base(const LockEntry& entry) {
                           .fencing_tokens = entry.fencing_tokens};
   // Locks whose point is having no expiry keep their default.
   const bool no_ttl_is_the_point = entry.name == "zoo-no-ttl" || entry.name == "redis-py-lock";
-  if (accepts(entry, "ttl_ms") && !no_ttl_is_the_point) topology.params["ttl_ms"] = "2000";
-  if (accepts(entry, "lease_ms")) topology.params["lease_ms"] = "2000";
+  if (accepts(entry, "ttl_ms") && !no_ttl_is_the_point) topology.params["ttl_ms"] = int64_t{2000};
+  if (accepts(entry, "lease_ms")) topology.params["lease_ms"] = int64_t{2000};
   // RFencedLock honours a lease only through tryLockAndGetToken(wait, lease): lockAndGetToken
   // ignores it (the watchdog keeps the key), so the row waits as long as the run lasts instead.
-  if (entry.name == "redisson-fencedlock") topology.params["wait_time_ms"] = "6000";
+  if (entry.name == "redisson-fencedlock") topology.params["wait_time_ms"] = int64_t{6000};
   return matrix_base(entry.name, topology);
 }
 

@@ -91,8 +91,15 @@ std::optional<std::string> parse_config(const std::string& text, ClientConfig& c
     config.random_skip = j.value("random_skip", uint64_t{0});
     if (j.contains("params")) {
       const json& params = j.at("params");
-      for (auto it = params.begin(); it != params.end(); ++it)
-        config.spec.params[it.key()] = it->is_string() ? it->get<std::string>() : it->dump();
+      for (auto it = params.begin(); it != params.end(); ++it) {
+        if (it->is_boolean()) {
+          config.spec.params[it.key()] = it->get<bool>();
+        } else if (it->is_number_integer()) {
+          config.spec.params[it.key()] = it->get<int64_t>();
+        } else {
+          config.spec.params[it.key()] = it->is_string() ? it->get<std::string>() : it->dump();
+        }
+      }
     }
     for (const json& node : j.at("nodes")) {
       config.spec.nodes.push_back(node.at("name").get<std::string>());

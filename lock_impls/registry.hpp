@@ -1,77 +1,55 @@
 // The registry: every family, library profile and zoo variant by name, with a one-line
-// description, the parameter overrides it accepts, and a constructor.
+// description, what it models, its typed parameter table (lock_impls/params.hpp: name, type,
+// unit, default, range, help) and a constructor that reads the checked, typed values.
 //
-// Overrides are string key/value pairs so a JSON scenario can pass them straight through
-// (numbers and booleans as their JSON text: "ttl_ms": "3000" or 3000 rendered as text, "true").
-// Every entry documents the keys it accepts; an unknown key or a malformed value is an error
-// naming the key, never silently ignored. The keys and types (each entry accepts a subset):
-//
-//   nodes                 uint   number of Redis nodes the lock uses (port nodes 0..nodes-1)
-//   ttl_ms                int    lock TTL / lease / auto-release time in ms (0: no expiry,
-//                                where the library allows it)
-//   clock                 enum   wall | monotonic: the clock elapsed time and deadlines use
-//   fan_out               enum   parallel | sequential
-//   wait                  enum   all | quorum: wait for every node, or return at a quorum
-//   request_timeout_ms    int    per-request timeout (the library's or its driver's)
-//   retry_count           int    retries after the first attempt; -1 retries for ever
-//   retry_delay_ms_min    int    smallest delay between attempts
-//   retry_jitter_ms       int    the delay adds uniform [0, jitter] ms from the port's randomness
-//   drift_ppm             int    clock drift factor in parts per million (10000 = 0.01)
-//   drift_constant_ms     int    constant added to the drift
-//   extend_quorum         uint   nodes an extension needs (0: majority)
-//   auto_extend           bool   run the library's watchdog / auto-extension
-//   watchdog_period_ms    int    time between renewals
-//   tells_holder          bool   a failed renewal sets Lease::lost
-//   replicas              uint   replicas behind the master (WAIT-acknowledged locks)
-//   acks_required         uint   replica acknowledgements needed (0: all replicas)
-//   lease_ms              int    explicit lease time (no watchdog); absent: watchdog mode
-//   wait_time_ms          int    how long acquire waits for a busy lock (-1: for ever)
-//   token_source          enum   external_counter | redis_master | quorum_max (fenced)
-//   token_node            uint   port node of the counter service / master for tokens
-//   inner                 enum   redlock | single-instance: the lock a fenced lock wraps
-//   fail_fast             bool   redsync WithFailFast
-//   extend_only_if_locked bool   redlock-rb: extension may not re-create an absent key
+// An embedding program adds its own lock with `register_lock` (below), written against the
+// port like ours; `run`, `explore`, `matrix` and the reports then find it by name.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "lock_impls/lock.hpp"
+#include "lock_impls/params.hpp"
 
 namespace redlock_sim {
 
 enum class LockKind : uint8_t { family, profile, zoo };
 const char* lock_kind_name(LockKind kind);
 
-using LockParams = std::map<std::string, std::string>;
-
-struct LockOverride {
-  std::string key;
-  std::string type;  // uint, int, bool, or "a | b | c" for enums
-  std::string meaning;
-};
-
 struct LockEntry {
   std::string name;
   LockKind kind = LockKind::family;
-  std::string description;  // one line
-  std::string models;       // profiles: the library version/commit; zoo: the correct twin
-  std::vector<LockOverride> overrides;
+  std::string description;      // one line
+  std::string models;           // profiles: the library version/commit; zoo: the correct twin
+  ParamTable params;            // every parameter the lock accepts, declared once
   bool fencing_tokens = false;  // every grant carries a fencing token (fenced locks)
+  // Builds the lock from values already checked against `params`.
+  std::function<std::unique_ptr<LockClient>(Port&, const ParamValues&)> make;
 };
 
 struct MadeLock {
   std::unique_ptr<LockClient> client;  // null on error
-  std::string error;                   // "ttl_ms: expected an integer, got 'x'"
+  std::string error;                   // "ttl_ms: expected an integer, got '5s'"
 };
+
+// The public entry point for a lock of one's own: adds `entry` to the registry, beside the
+// built-in families, profiles and zoo. Call it at start-up, before anything looks locks up
+// (it invalidates the pointers find_lock_entry returned). Returns false, and registers nothing,
+// when the name is taken, the entry has no constructor, or a default breaks its own table.
+bool register_lock(LockEntry entry);
 
 // All entries, families first, then profiles, then the zoo, each group in name order.
 const std::vector<LockEntry>& lock_entries();
 const LockEntry* find_lock_entry(std::string_view name);
+// The first problem with `params` for lock `name` (unknown lock, unknown parameter, wrong type,
+// out of range), or nothing: what the scenario parser asks before anything is built.
+std::optional<std::string> check_lock_params(std::string_view name, const LockParams& params);
 MadeLock make_lock(std::string_view name, Port& port, const LockParams& params = {});
 
 }  // namespace redlock_sim

@@ -754,9 +754,12 @@ std::optional<std::string> RealWorld::start() {
       if (port <= 0) return "cannot open a proxy port for " + spec.name + " -> " + name;
       nodes.push_back({{"name", name}, {"host", "127.0.0.1"}, {"port", port}});
     }
-    json config{{"client", spec.name},   {"profile", spec.profile},
-                {"lock", spec.lock},     {"watchdog", spec.watchdog},
-                {"params", spec.params}, {"seed", scenario_.seed},
+    json params = json::object();
+    for (const auto& [key, value] : spec.params)
+      params[key] = std::visit([](const auto& v) { return json(v); }, value);
+    json config{{"client", spec.name}, {"profile", spec.profile},
+                {"lock", spec.lock},   {"watchdog", spec.watchdog},
+                {"params", params},    {"seed", scenario_.seed},
                 {"nodes", nodes}};
     if (follows) {
       // The sentinels to subscribe to, and each member of the group by the address the

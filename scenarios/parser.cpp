@@ -363,8 +363,13 @@ ClientSpec read_client(const json& value, const std::string& path, const std::st
       const std::string at = r.at("params") + "." + it.key();
       if (it->is_string()) {
         client.params[it.key()] = it->get<std::string>();
-      } else if (it->is_number_integer() || it->is_boolean()) {
-        client.params[it.key()] = it->dump();
+      } else if (it->is_boolean()) {
+        client.params[it.key()] = it->get<bool>();
+      } else if (it->is_number_integer() && it->is_number_unsigned() &&
+                 it->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+        r.fail(at, "expected an integer below 2^63, got " + shown(*it));
+      } else if (it->is_number_integer()) {
+        client.params[it.key()] = it->get<int64_t>();
       } else {
         r.fail(at, "expected a string, an integer or a boolean, got " + shown(*it));
       }

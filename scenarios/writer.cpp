@@ -77,7 +77,7 @@ json client_json(const ClientSpec& client) {
   if (!client.params.empty()) {
     json params = json::object();
     for (const auto& [key, value] : client.params)
-      params[key] = value;
+      params[key] = std::visit([](const auto& v) { return json(v); }, value);
     out["params"] = params;
   }
   if (client.lock != "lock") out["lock"] = client.lock;

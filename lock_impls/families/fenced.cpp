@@ -1,5 +1,8 @@
 #include "lock_impls/families/fenced.hpp"
 
+#include "lock_impls/families/family_params.hpp"
+#include "lock_impls/zoo/zoo.hpp"
+
 #include "lock_impls/families/common.hpp"
 
 namespace redlock_sim {
@@ -79,6 +82,40 @@ Task<ExtendResult> FencedClient::extend(std::shared_ptr<Lease> lease) {
 
 Task<void> FencedClient::run_watchdog(std::shared_ptr<Lease> lease) {
   co_await inner_->run_watchdog(lease);
+}
+
+// The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+std::vector<LockEntry> fenced_locks() {
+  std::vector<LockEntry> list;
+  list.push_back(lock_entry(
+      "fenced", LockKind::family,
+      "a lock plus a fencing token per grant from an external counter, one master's INCR, "
+      "or the max INCR over a quorum",
+      "Kleppmann 2016",
+      plus(redlock_params(zoo::redlock_reference()),
+           {choice_param("token_source", {"external_counter", "redis_master", "quorum_max"}, 0,
+                         "where fencing tokens come from"),
+            count_param("token_node", "node", std::nullopt,
+                        "port node of the token source (default: redis_master 0, else the node "
+                        "right after the lock's)"),
+            choice_param("inner", {"redlock", "single-instance"}, 0, "the lock being fenced")}),
+      [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
+        const bool single = p.choice("inner") == 1;
+        RedlockOptions r = zoo::redlock_reference();
+        r.node_count = single ? 1 : p.count("nodes");
+        std::unique_ptr<LockClient> inner =
+            single ? single_client(port, p, zoo::single_instance_reference())
+                   : redlock_client(port, p, r);
+        const auto source = static_cast<TokenSource>(p.choice("token_source"));
+        const int64_t token_node_default = source == TokenSource::redis_master ? 0 : r.node_count;
+        FencedOptions f{
+            .source = source,
+            .token_node = static_cast<NodeId>(p.integer_or("token_node", token_node_default)),
+            .node_count = r.node_count};
+        return std::make_unique<FencedClient>(port, std::move(inner), f);
+      }));
+  list.back().fencing_tokens = true;
+  return list;
 }
 
 }  // namespace redlock_sim

@@ -1,5 +1,6 @@
 #include "lock_impls/families/hash_lock.hpp"
 
+#include "lock_impls/families/family_params.hpp"
 #include "lock_impls/families/scripts.hpp"
 
 #include <algorithm>
@@ -348,6 +349,29 @@ Task<void> MultiHashLockClient::run_watchdog(std::shared_ptr<Lease> lease) {
     }
     lease->nodes = still;
   }
+}
+
+// The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+std::vector<LockEntry> hash_lock_locks() {
+  std::vector<LockEntry> list;
+  {
+    const HashLockOptions d{.replicas = 2, .acks_required = 0};
+    list.push_back(
+        lock_entry("wait-acked-hash", LockKind::family,
+                   "reentrant hash lock on a master, acquisition confirmed by WAIT from replicas, "
+                   "watchdog renewal",
+                   "Redisson RLock shape",
+                   {replicas_param(d), acks_param(d),
+                    ms_param("replica_wait_ms", d.replica_wait,
+                             "WAIT's timeout in ms (0: WAIT blocks; the request still times out)"),
+                    lease_param(), wait_time_param(d), hash_timeout_param(d)},
+                   [](Port& port, const ParamValues& p) {
+                     HashLockOptions o{.replicas = 2, .acks_required = 0};
+                     apply_hash(p, o);
+                     return std::make_unique<HashLockClient>(port, o);
+                   }));
+  }
+  return list;
 }
 
 }  // namespace redlock_sim

@@ -1,5 +1,8 @@
 #include "lock_impls/families/redlock.hpp"
 
+#include "lock_impls/families/family_params.hpp"
+#include "lock_impls/zoo/zoo.hpp"
+
 #include "lock_impls/families/scripts.hpp"
 
 namespace redlock_sim {
@@ -305,6 +308,20 @@ Task<std::vector<Outcome>> RedlockClient::extend_without_script(const std::strin
 
 uint32_t RedlockClient::extend_quorum() const {
   return options_.extend_quorum == 0 ? quorum() : options_.extend_quorum;
+}
+
+// The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+std::vector<LockEntry> redlock_locks() {
+  std::vector<LockEntry> list;
+  list.push_back(
+      lock_entry("redlock", LockKind::family,
+                 "Redlock per the Redis docs: N masters, majority, validity = ttl - elapsed - "
+                 "drift, release-all on failure, jittered retries",
+                 "Redis docs; redis_lock_semantics.md section 3",
+                 redlock_params(zoo::redlock_reference()), [](Port& port, const ParamValues& p) {
+                   return redlock_client(port, p, zoo::redlock_reference());
+                 }));
+  return list;
 }
 
 }  // namespace redlock_sim

@@ -1,5 +1,8 @@
 #include "lock_impls/families/single_instance.hpp"
 
+#include "lock_impls/families/family_params.hpp"
+#include "lock_impls/zoo/zoo.hpp"
+
 #include "lock_impls/families/scripts.hpp"
 
 namespace redlock_sim {
@@ -223,6 +226,30 @@ Task<ExtendResult> SingleInstanceClient::extend(std::shared_ptr<Lease> lease) {
   }
   note(std::string("extend: ") + (result.extended ? "extended" : result.failure));
   co_return result;
+}
+
+// The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+std::vector<LockEntry> single_instance_locks() {
+  std::vector<LockEntry> list;
+  {
+    const SingleInstanceOptions d = zoo::single_instance_reference();
+    list.push_back(lock_entry(
+        "single-instance", LockKind::family,
+        "SET NX PX on one node, compare-and-delete release, compare-and-PEXPIRE extend",
+        "Redis docs, single instance",
+        plus(single_params(d),
+             {count_param("wait_numreplicas", "replicas", d.wait_numreplicas,
+                          "single-instance: WAIT for this many replica acks after the SET"),
+              ms_param("wait_timeout_ms", d.wait_timeout,
+                       "single-instance: WAIT's timeout in ms (0: WAIT blocks)")}),
+        [](Port& port, const ParamValues& p) {
+          SingleInstanceOptions o = zoo::single_instance_reference();
+          o.wait_numreplicas = p.count("wait_numreplicas");
+          o.wait_timeout = p.ms("wait_timeout_ms");
+          return single_client(port, p, o);
+        }));
+  }
+  return list;
 }
 
 }  // namespace redlock_sim

@@ -1,5 +1,8 @@
 #include "lock_impls/families/watchdog.hpp"
 
+#include "lock_impls/families/family_params.hpp"
+#include "lock_impls/zoo/zoo.hpp"
+
 namespace redlock_sim {
 
 WatchdogClient::WatchdogClient(Port& port, std::unique_ptr<LockClient> inner,
@@ -58,6 +61,27 @@ Task<void> WatchdogClient::run_watchdog(std::shared_ptr<Lease> lease) {
     if (options_.unlocks_on_failure) co_await release(lease);
     co_return;
   }
+}
+
+// The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+std::vector<LockEntry> watchdog_locks() {
+  std::vector<LockEntry> list;
+  for (const bool tells : {true, false}) {
+    list.push_back(lock_entry(
+        tells ? "watchdog" : "watchdog-silent", LockKind::family,
+        tells ? "Redlock kept alive by a watchdog every ttl/3; a failed renewal tells the holder"
+              : "Redlock kept alive by a watchdog every ttl/3; a failed renewal dies silently",
+        "auto-extension family",
+        plus(redlock_params(zoo::redlock_reference()), {period_param(), tells_param(tells)}),
+        [tells](Port& port, const ParamValues& p) {
+          RedlockOptions o = zoo::redlock_reference();
+          o.node_count = p.count("nodes");
+          apply_redlock(p, o);
+          WatchdogOptions w{.period = o.ttl / 3, .tells_holder = tells};
+          return watched(port, p, std::make_unique<RedlockClient>(port, o), w);
+        }));
+  }
+  return list;
 }
 
 }  // namespace redlock_sim

@@ -1,5 +1,7 @@
 #include "lock_impls/profiles/aioredlock.hpp"
 
+#include "lock_impls/families/family_params.hpp"
+
 namespace redlock_sim::profiles {
 
 RedlockOptions aioredlock(uint32_t node_count, Duration lease) {
@@ -45,3 +47,27 @@ WatchdogOptions aioredlock_watchdog(Duration internal_lock_timeout) {
 }
 
 }  // namespace redlock_sim::profiles
+
+namespace redlock_sim {
+
+// The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+std::vector<LockEntry> aioredlock_locks() {
+  std::vector<LockEntry> list;
+  list.push_back(lock_entry(
+      "aioredlock", LockKind::profile,
+      "asyncio: gather waits for all nodes, SET script re-creates on extend, watchdog every 6 s",
+      "joanvila/aioredlock @ 685d1b5",
+      plus(redlock_params(profiles::aioredlock(5, Duration::from_ms(10'000))),
+           {auto_extend_param(true), period_param()}),
+      [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
+        RedlockOptions o = profiles::aioredlock(p.count("nodes"), Duration::from_ms(10'000));
+        std::unique_ptr<LockClient> inner = redlock_client(port, p, o);
+        if (!p.flag("auto_extend")) return inner;
+        // The watchdog period follows the lease actually configured (0.6 * lease).
+        const Duration lease = static_cast<RedlockClient&>(*inner).options().ttl;
+        return watched(port, p, std::move(inner), profiles::aioredlock_watchdog(lease));
+      }));
+  return list;
+}
+
+}  // namespace redlock_sim

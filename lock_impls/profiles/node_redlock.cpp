@@ -1,5 +1,7 @@
 #include "lock_impls/profiles/node_redlock.hpp"
 
+#include "lock_impls/families/family_params.hpp"
+
 namespace redlock_sim::profiles {
 
 RedlockOptions node_redlock_5_0_0_beta_2(uint32_t node_count, Duration duration) {
@@ -71,3 +73,32 @@ RedlockOptions node_redlock_4_2_0(uint32_t node_count, Duration duration) {
 }
 
 }  // namespace redlock_sim::profiles
+
+namespace redlock_sim {
+
+// The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+std::vector<LockEntry> node_redlock_locks() {
+  std::vector<LockEntry> list;
+  list.push_back(lock_entry(
+      "node-redlock-5.0.0-beta.2", LockKind::profile,
+      "npm 5.0.0-beta.2 (its latest tag is 4.2.0): wall clock, validity from before the retries "
+      "and never checked, returns at quorum, no release between tries",
+      "mike-marcacci/node-redlock 5.0.0-beta.2 @ 54de94c",
+      plus(redlock_params(profiles::node_redlock_5_0_0_beta_2(5, Duration::from_ms(10'000))),
+           {auto_extend_param(false)}),
+      [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
+        RedlockOptions o =
+            profiles::node_redlock_5_0_0_beta_2(p.count("nodes"), Duration::from_ms(10'000));
+        std::unique_ptr<LockClient> client = redlock_client(port, p, o);
+        if (!p.flag("auto_extend")) return client;
+        return watched(port, p, std::move(client), profiles::node_redlock_using());
+      }));
+  list.push_back(redlock_profile(
+      "node-redlock-4.2.0",
+      "waits for all servers, checks expiration > now, a failed extend unlocks every server",
+      "mike-marcacci/node-redlock v4.2.0 @ 870778c", profiles::node_redlock_4_2_0,
+      Duration::from_ms(10'000)));
+  return list;
+}
+
+}  // namespace redlock_sim

@@ -1,5 +1,7 @@
 #include "lock_impls/profiles/pottery.hpp"
 
+#include "lock_impls/families/family_params.hpp"
+
 namespace redlock_sim::profiles {
 
 RedlockOptions pottery(uint32_t node_count, Duration auto_release_time) {
@@ -32,3 +34,27 @@ RedlockOptions pottery(uint32_t node_count, Duration auto_release_time) {
 }
 
 }  // namespace redlock_sim::profiles
+
+namespace redlock_sim {
+
+// The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+std::vector<LockEntry> pottery_locks() {
+  std::vector<LockEntry> list;
+  const RedlockOptions d = profiles::pottery(5, Duration::from_ms(10'000));
+  list.push_back(lock_entry(
+      "pottery", LockKind::profile,
+      "parallel with bail-out at quorum, new uuid per attempt, infinite retries, at most 3 "
+      "extensions without validity",
+      "brainix/pottery @ e2f40424",
+      plus(redlock_params(d),
+           {integer_param("num_extensions", "extensions", d.extensions_max, 0, 1'000'000,
+                          "Redlock(num_extensions=...): successful extends allowed")}),
+      [](Port& port, const ParamValues& p) {
+        RedlockOptions o = profiles::pottery(p.count("nodes"), Duration::from_ms(10'000));
+        o.extensions_max = static_cast<int32_t>(p.integer("num_extensions"));
+        return redlock_client(port, p, o);
+      }));
+  return list;
+}
+
+}  // namespace redlock_sim

@@ -1,5 +1,7 @@
 #include "lock_impls/profiles/python_redis_lock.hpp"
 
+#include "lock_impls/families/family_params.hpp"
+
 #include <algorithm>
 
 namespace redlock_sim::profiles {
@@ -42,3 +44,28 @@ WatchdogOptions python_redis_lock_renewal(Duration expire) {
 }
 
 }  // namespace redlock_sim::profiles
+
+namespace redlock_sim {
+
+// The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+std::vector<LockEntry> python_redis_lock_locks() {
+  std::vector<LockEntry> list;
+  list.push_back(lock_entry(
+      "python-redis-lock", LockKind::profile,
+      "Python: one node, expire=None means no TTL, renewal thread dies silently",
+      "ionelmc/python-redis-lock 4.0.1 @ e448f12",
+      plus(single_params(profiles::python_redis_lock(Duration::zero())),
+           {auto_extend_param(false), period_param()}),
+      [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
+        SingleInstanceOptions o = profiles::python_redis_lock(Duration::zero());
+        apply_single(p, o);
+        profiles::python_redis_lock_wait(o);
+        const Duration expire = o.ttl;
+        auto inner = std::make_unique<SingleInstanceClient>(port, o);
+        if (!p.flag("auto_extend")) return inner;
+        return watched(port, p, std::move(inner), profiles::python_redis_lock_renewal(expire));
+      }));
+  return list;
+}
+
+}  // namespace redlock_sim

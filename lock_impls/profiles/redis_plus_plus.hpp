@@ -3,11 +3,52 @@
 // 19, 20, 22, 24.
 #pragma once
 
+#include "lock_impls/families/common.hpp"
 #include "lock_impls/families/redlock.hpp"
 #include "lock_impls/families/watchdog.hpp"
 
 namespace redlock_sim::profiles {
 
+// RedLockMutex (scripting = true), written as the library's own RedLockMutexVessel: lock() is
+// RedLockMutexVessel::lock, extend() is extend_lock, release() is unlock, each one loop over the
+// instances in turn as in src/sw/redis++/patterns/redlock.cpp. What the simulator adds is only
+// what C++ exceptions do there: a node that errors or times out ends the call.
+struct RedLockMutexOptions {
+  uint32_t node_count = 5;
+  Duration ttl = Duration::from_ms(10'000);
+  ClockKind clock = ClockKind::monotonic;  // the library reads the steady clock
+  // The connection's socket timeout (none: 1 h) for SET and the extend script; unlock's own
+  // commands keep `unlock_timeout` (the model's choice since the profile was written).
+  Duration request_timeout = Duration::from_s(3600);
+  Duration unlock_timeout = Duration::from_s(3600);
+  int32_t retry_count = 2;  // retries after the first try: the library's retry_count = 3 tries
+  RetryDelay retry_delay{.min_ms = 0, .jitter_ms = 200};  // uniform [0, 200] ms (RAND_MAX-scaled)
+  Drift drift{.ppm = 10'000, .constant_ms = 2, .rounding = DriftRounding::floor_ms};
+  uint32_t attempts_cap = 100'000;
+};
+
+class RedLockMutexClient : public LockClient {
+ public:
+  RedLockMutexClient(Port& port, RedLockMutexOptions options);
+
+  Task<Grant> acquire(std::string resource) override;
+  Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
+  Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
+  ClockKind clock() const override { return options_.clock; }
+  const RedLockMutexOptions& options() const { return options_; }
+
+ private:
+  // RedLockMutexVessel::unlock: the delete script on each instance in turn; an error stops the
+  // loop. Returns the instances that deleted our key.
+  Task<uint32_t> unlock(const std::string& resource, const std::string& random_string);
+  uint32_t quorum() const { return majority(options_.node_count); }
+  Instant now() { return now_on(options_.clock); }
+
+  RedLockMutexOptions options_;
+};
+
+// The flag-driven form of the same defaults, for RedMutex and RedMutexTx (below), which still
+// run on the Redlock family.
 // RedLockMutexVessel::lock: 20 alphanumeric characters; startTime read once before the retry
 // loop (the steady clock); SET NX PX on each instance in turn, no socket timeout (1 h), a
 // node error escapes lock() (or extend) even after a quorum, leaving the keys already set;

@@ -1,5 +1,7 @@
 #include "lock_impls/profiles/redis_py.hpp"
 
+#include "lock_impls/families/family_params.hpp"
+
 namespace redlock_sim::profiles {
 
 SingleInstanceOptions redis_py_lock(Duration timeout) {
@@ -20,3 +22,20 @@ SingleInstanceOptions redis_py_lock(Duration timeout) {
 }
 
 }  // namespace redlock_sim::profiles
+
+namespace redlock_sim {
+
+// The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+std::vector<LockEntry> redis_py_locks() {
+  std::vector<LockEntry> list;
+  list.push_back(lock_entry(
+      "redis-py-lock", LockKind::profile,
+      "Python: one node, timeout=None means no TTL, polls every 0.1 s, extend adds to PTTL",
+      "redis/redis-py Lock @ 34817ce2", single_params(profiles::redis_py_lock(Duration::zero())),
+      [](Port& port, const ParamValues& p) {
+        return single_client(port, p, profiles::redis_py_lock(Duration::zero()));
+      }));
+  return list;
+}
+
+}  // namespace redlock_sim

@@ -1,5 +1,7 @@
 #include "lock_impls/profiles/redisson.hpp"
 
+#include "lock_impls/families/family_params.hpp"
+
 namespace redlock_sim::profiles {
 
 HashLockOptions redisson_rlock(uint32_t replicas) {
@@ -42,3 +44,58 @@ void redisson_fenced_lock_lease(HashLockOptions& options) {
 }
 
 }  // namespace redlock_sim::profiles
+
+namespace redlock_sim {
+
+// The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+std::vector<LockEntry> redisson_locks() {
+  std::vector<LockEntry> list;
+  {
+    const HashLockOptions d = profiles::redisson_rlock(1);
+    list.push_back(
+        lock_entry("redisson-rlock", LockKind::profile,
+                   "Java: reentrant hash lock, WAIT accepts ONE replica ack, silent 10 s watchdog",
+                   "redisson/redisson RLock @ 66863978b",
+                   {replicas_param(d), acks_param(d), lease_param(), wait_time_param(d),
+                    hash_timeout_param(d)},
+                   [](Port& port, const ParamValues& p) {
+                     HashLockOptions o = profiles::redisson_rlock(1);
+                     apply_hash(p, o);
+                     return std::make_unique<HashLockClient>(port, o);
+                   }));
+  }
+  {
+    const MultiHashLockOptions d = profiles::redisson_redlock(5);
+    list.push_back(
+        lock_entry("redisson-redlock", LockKind::profile,
+                   "Java: sequential sub-lock tryLock, no validity check, per-node watchdogs",
+                   "redisson/redisson RedissonRedLock @ 66863978b",
+                   {nodes_param(5), lease_param(), hash_timeout_param(d.sub)},
+                   [](Port& port, const ParamValues& p) {
+                     MultiHashLockOptions o = profiles::redisson_redlock(p.count("nodes"));
+                     apply_hash(p, o.sub);
+                     return std::make_unique<MultiHashLockClient>(port, o);
+                   }));
+  }
+  {
+    const HashLockOptions d = profiles::redisson_fenced_lock(1);
+    list.push_back(lock_entry(
+        "redisson-fencedlock", LockKind::profile,
+        "Java: RLock plus INCR token in the acquire script, re-entries bump the token",
+        "redisson/redisson RFencedLock @ 66863978b",
+        {replicas_param(d), acks_param(d),
+         lease_param("lease time, honoured only with wait_time_ms (lockAndGetToken ignores it: "
+                     "watchdog)"),
+         wait_time_param(d), hash_timeout_param(d)},
+        [](Port& port, const ParamValues& p) {
+          HashLockOptions o = profiles::redisson_fenced_lock(1);
+          apply_hash(p, o);
+          profiles::redisson_fenced_lock_lease(o);
+          return std::make_unique<HashLockClient>(port, o);
+        }));
+    list.back().fencing_tokens = true;
+  }
+  return list;
+}
+
+}  // namespace redlock_sim

@@ -1,5 +1,7 @@
 #include "lock_impls/profiles/redlock_py.hpp"
 
+#include "lock_impls/families/family_params.hpp"
+
 namespace redlock_sim::profiles {
 
 RedlockOptions redlock_py(uint32_t node_count, Duration ttl) {
@@ -29,3 +31,28 @@ RedlockOptions redlock_py(uint32_t node_count, Duration ttl) {
 }
 
 }  // namespace redlock_sim::profiles
+
+namespace redlock_sim {
+
+// The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+std::vector<LockEntry> redlock_py_locks() {
+  std::vector<LockEntry> list;
+  list.push_back(lock_entry(
+      "redlock-py", LockKind::profile,
+      "sequential, wall clock in whole ms, 3 tries fixed 200 ms, quorum with errors raises "
+      "without releasing",
+      "SPSCommerce/redlock-py @ 42ef491",
+      redlock_params(profiles::redlock_py(5, Duration::from_ms(10'000))),
+      [](Port& port, const ParamValues& p) {
+        const RedlockOptions o = profiles::redlock_py(p.count("nodes"), Duration::from_ms(10'000));
+        const int32_t default_retries = o.retry_count;
+        std::unique_ptr<LockClient> client = redlock_client(port, p, o);
+        // `retry_count or default`: a configured 0 falls back to the default (issue #24).
+        auto& redlock = static_cast<RedlockClient&>(*client);
+        if (redlock.options().retry_count == 0) redlock.set_retry_count(default_retries);
+        return client;
+      }));
+  return list;
+}
+
+}  // namespace redlock_sim

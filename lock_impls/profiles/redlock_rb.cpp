@@ -1,5 +1,7 @@
 #include "lock_impls/profiles/redlock_rb.hpp"
 
+#include "lock_impls/families/family_params.hpp"
+
 namespace redlock_sim::profiles {
 
 RedlockOptions redlock_rb(uint32_t node_count, Duration ttl) {
@@ -31,3 +33,26 @@ RedlockOptions redlock_rb(uint32_t node_count, Duration ttl) {
 }
 
 }  // namespace redlock_sim::profiles
+
+namespace redlock_sim {
+
+// The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+std::vector<LockEntry> redlock_rb_locks() {
+  std::vector<LockEntry> list;
+  list.push_back(lock_entry(
+      "redlock-rb", LockKind::profile,
+      "sequential with 100 ms timeouts, validity >= 0, extend re-creates a lapsed key (#36)",
+      "leandromoreira/redlock-rb 2.x @ f176e57",
+      plus(redlock_params(profiles::redlock_rb(5, Duration::from_ms(10'000))),
+           {flag_param("extend_only_if_locked", false, "extend may not re-create")}),
+      [](Port& port, const ParamValues& p) {
+        RedlockOptions o = profiles::redlock_rb(p.count("nodes"), Duration::from_ms(10'000));
+        if (p.flag("extend_only_if_locked")) {
+          o.extend_command = RedlockExtendCommand::set_if_absent_or_same_only_if_locked;
+        }
+        return redlock_client(port, p, o);
+      }));
+  return list;
+}
+
+}  // namespace redlock_sim

@@ -49,9 +49,9 @@ Scenario matrix_base(const std::string& lock, const MatrixTopology& topology) {
       names.push_back("N" + std::to_string(i));
     }
   }
-  std::map<std::string, std::string> params = topology.params;
+  LockParams params = topology.params;
   if (topology.counter) {
-    params["nodes"] = std::to_string(names.size());
+    params["nodes"] = static_cast<int64_t>(names.size());
     names.push_back("counter");
   }
   // Short, medium and long critical sections, all within a 2 s lock's validity (1976 ms): the

@@ -36,7 +36,7 @@ struct MatrixTopology {
   bool counter = false;     // an external counter for fencing tokens, after the nodes
   // The lock hands out fencing tokens: the register checks them (fence-all, the lock's token).
   bool fencing_tokens = false;
-  std::map<std::string, std::string> params;  // the lock's overrides
+  LockParams params;  // the lock's parameters
 };
 
 Scenario matrix_base(const std::string& lock, const MatrixTopology& topology);

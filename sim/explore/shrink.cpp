@@ -89,9 +89,9 @@ void add_client_and_node_reductions(const Scenario& s, std::vector<Scenario>& ou
         const bool is_count = std::string(key) == "nodes";
         if (is_count ? index < *n : index == *n) {
           if (!is_count || *n == 1) usable = false;
-          c.params[key] = std::to_string(*n - 1);
+          c.params[key] = static_cast<int64_t>(*n - 1);
         } else if (!is_count && index < *n) {
-          c.params[key] = std::to_string(*n - 1);
+          c.params[key] = static_cast<int64_t>(*n - 1);
         }
       }
     }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lock_impls/port/param_value.hpp"
 #include "sim/kernel/clock.hpp"
 #include "sim/kernel/network.hpp"
 #include "sim/resource/resource.hpp"
@@ -100,7 +101,7 @@ struct WorkloadSpec {
 struct ClientSpec {
   std::string name;
   std::string profile;
-  std::map<std::string, std::string> params;  // profile parameter overrides
+  LockParams params;  // the profile's parameters, typed as the file wrote them
   std::vector<std::string> nodes;             // NodeId i of the lock client is nodes[i]
   std::string lock = "lock";
   ClockSpec clock;
@@ -110,18 +111,13 @@ struct ClientSpec {
 };
 
 // A parameter that counts or indexes a client's nodes (`nodes`, `token_node`): its value when
-// it is plain digits of a sane size, nothing otherwise.
+// it is an integer of a sane size, nothing otherwise.
 inline std::optional<std::size_t> node_param(const ClientSpec& client, const char* key) {
   const auto found = client.params.find(key);
   if (found == client.params.end()) return std::nullopt;
-  const std::string& v = found->second;
-  if (v.empty() || v.size() > 8) return std::nullopt;
-  std::size_t n = 0;
-  for (char ch : v) {
-    if (ch < '0' || ch > '9') return std::nullopt;
-    n = n * 10 + static_cast<std::size_t>(ch - '0');
-  }
-  return n;
+  const auto* n = std::get_if<int64_t>(&found->second);
+  if (n == nullptr || *n < 0 || *n > 99'999'999) return std::nullopt;
+  return static_cast<std::size_t>(*n);
 }
 
 enum class FencingTokenSource : uint8_t {

@@ -29,10 +29,10 @@ Scenario workload(const std::string& profile, std::size_t node_count, int64_t tt
   for (const char* client : {"C1", "C2", "C3"}) {
     ClientSpec c{.name = client, .profile = profile, .nodes = names};
     const LockEntry* entry = find_lock_entry(profile);
-    for (const LockOverride& o : entry->overrides) {
-      if (o.key == "ttl_ms") c.params["ttl_ms"] = std::to_string(ttl_ms);
-      if (o.key == "retry_count") c.params["retry_count"] = "-1";
-      if (o.key == "request_timeout_ms") c.params["request_timeout_ms"] = "50";
+    for (const ParamSpec& spec : entry->params) {
+      if (spec.name == "ttl_ms") c.params["ttl_ms"] = ttl_ms;
+      if (spec.name == "retry_count") c.params["retry_count"] = int64_t{-1};
+      if (spec.name == "request_timeout_ms") c.params["request_timeout_ms"] = int64_t{50};
     }
     c.workload = WorkloadSpec{.work_ms = work_ms, .think_ms = 50};
     s.clients.push_back(std::move(c));
@@ -82,8 +82,8 @@ RC_GTEST_PROP(ExplorationProperties, RedlockHoldsWithRatesInsideTheDriftBound, (
     c.clock.rate = Rate::ppm(*rc::gen::inRange(-4'000, 4'001));
     // Waiting clients retry every few ms, so they take the lock as soon as the keys expire:
     // any shortfall in the drift margin then shows as an overlap.
-    c.params["retry_delay_ms_min"] = "1";
-    c.params["retry_jitter_ms"] = "5";
+    c.params["retry_delay_ms_min"] = int64_t{1};
+    c.params["retry_jitter_ms"] = int64_t{5};
   }
   const ScenarioResult result = run_plan(base, *rc::gen::arbitrary<uint64_t>(),
                                          {FaultClass::partition, FaultClass::message_delay});
@@ -96,8 +96,8 @@ RC_GTEST_PROP(ExplorationProperties, FencedResourceIsSafeForEveryLock, ()) {
   const std::vector<LockEntry>& entries = lock_entries();
   const LockEntry& entry = entries[*rc::gen::inRange<std::size_t>(0, entries.size())];
   bool multi_node = false;
-  for (const LockOverride& o : entry.overrides)
-    multi_node = multi_node || o.key == "nodes";
+  for (const ParamSpec& spec : entry.params)
+    multi_node = multi_node || spec.name == "nodes";
   const Scenario base = workload(entry.name, multi_node ? 5 : 1, 2'000, FencingMode::fence_all);
   const ScenarioResult result =
       run_plan(base, *rc::gen::arbitrary<uint64_t>(), all_fault_classes());

@@ -72,14 +72,13 @@ Task<Cycle> acquire_extend_release(LockClient& lock, std::string resource) {
 LockParams params_for(const LockEntry& entry) {
   LockParams params;
   const auto accepts = [&](const std::string& key) {
-    return std::any_of(entry.overrides.begin(), entry.overrides.end(),
-                       [&](const LockOverride& o) { return o.key == key; });
+    return find_param(entry.params, key) != nullptr;
   };
-  if (accepts("nodes")) params["nodes"] = "3";
-  if (accepts("replicas")) params["replicas"] = "0";
+  if (accepts("nodes")) params["nodes"] = int64_t{3};
+  if (accepts("replicas")) params["replicas"] = int64_t{0};
   if (accepts("token_source")) params["token_source"] = "redis_master";
-  if (accepts("token_node")) params["token_node"] = "0";
-  if (accepts("ttl_ms")) params["ttl_ms"] = "10000";
+  if (accepts("token_node")) params["token_node"] = int64_t{0};
+  if (accepts("ttl_ms")) params["ttl_ms"] = int64_t{10000};
   return params;
 }
 
@@ -150,8 +149,8 @@ Task<bool> hold_with_watchdog(RealPort& port, LockClient& lock, std::shared_ptr<
 // A watchdog spawned on the real port keeps a 300 ms lock alive for a second, then stops.
 TEST_F(RealRedisLocks, WatchdogKeepsALockAliveOnRealServers) {
   RealPort port(endpoints_of(*servers_));
-  MadeLock made = make_lock("watchdog", port,
-                            {{"nodes", "3"}, {"ttl_ms", "300"}, {"watchdog_period_ms", "100"}});
+  MadeLock made =
+      make_lock("watchdog", port, {{"nodes", 3}, {"ttl_ms", 300}, {"watchdog_period_ms", 100}});
   ASSERT_TRUE(made.client) << made.error;
   std::shared_ptr<Lease> lease;
   EXPECT_TRUE(port.run(hold_with_watchdog(port, *made.client, lease)));
@@ -215,12 +214,12 @@ TEST_F(RealRedisLocks, ThreadsHammeringOneLockNeverOverlap) {
     threads.emplace_back([&, w] {
       RealPort port(endpoints_of(*servers_));
       MadeLock made = make_lock("redlock", port,
-                                {{"nodes", "3"},
-                                 {"ttl_ms", "2000"},
-                                 {"retry_count", "-1"},
-                                 {"retry_delay_ms_min", "1"},
-                                 {"retry_jitter_ms", "10"},
-                                 {"request_timeout_ms", "200"}});
+                                {{"nodes", 3},
+                                 {"ttl_ms", 2000},
+                                 {"retry_count", -1},
+                                 {"retry_delay_ms_min", 1},
+                                 {"retry_jitter_ms", 10},
+                                 {"request_timeout_ms", 200}});
       port.run(hammer(port, *made.client, shared, w, rounds));
     });
   }
@@ -252,7 +251,7 @@ TEST(RealRedisKill, RedlockStillAcquiresWithOneNodeKilled) {
   RedisServers servers;
   ASSERT_TRUE(servers.start(3)) << servers.error();
   RealPort port(endpoints_of(servers));
-  MadeLock made = make_lock("redlock", port, {{"nodes", "3"}, {"request_timeout_ms", "200"}});
+  MadeLock made = make_lock("redlock", port, {{"nodes", 3}, {"request_timeout_ms", 200}});
   ASSERT_TRUE(made.client) << made.error;
   const std::vector<Grant> before = port.run(grants_in_a_row(*made.client, 5));
   servers.at(2).kill();

@@ -9,12 +9,10 @@ namespace redlock_sim::testing {
 
 inline LockFactory registry_factory() {
   return [](const ClientSpec& client, Port& port, std::string& error) {
-    LockParams params(client.params.begin(), client.params.end());
+    LockParams params = client.params;
     const LockEntry* entry = find_lock_entry(client.profile);
-    if (entry != nullptr) {
-      for (const LockOverride& o : entry->overrides) {
-        if (o.key == "nodes") params.emplace("nodes", std::to_string(client.nodes.size()));
-      }
+    if (entry != nullptr && find_param(entry->params, "nodes") != nullptr) {
+      params.emplace("nodes", static_cast<int64_t>(client.nodes.size()));
     }
     MadeLock made = make_lock(client.profile, port, params);
     error = made.error;

@@ -250,7 +250,7 @@ TEST(Matrix, ColumnsCoverEveryClassAndTheClockJumpCellViolates) {
   const MatrixColumn& jump = matrix_columns().front();
   ASSERT_EQ(jump.name, "clock-jump");
   const Scenario base =
-      matrix_base("redlock", MatrixTopology{.multi_node = true, .params = {{"ttl_ms", "2000"}}});
+      matrix_base("redlock", MatrixTopology{.multi_node = true, .params = {{"ttl_ms", 2000}}});
   const MatrixCell cell = run_matrix_cell(base, "redlock", jump, 200, testing::registry_factory());
   EXPECT_GT(cell.grants, 1000u);
   EXPECT_GT(cell.mx_violations, 0u);
@@ -261,7 +261,7 @@ TEST(Matrix, ColumnsCoverEveryClassAndTheClockJumpCellViolates) {
 // extension variant has something to get wrong: under client pauses, zoo-unconditional-extend
 // overwrites a newer holder's keys (MX) where its correct twin never does.
 TEST(Matrix, AnExtensionVariantDiffersFromItsTwinUnderPauses) {
-  const MatrixTopology topology{.multi_node = true, .params = {{"ttl_ms", "2000"}}};
+  const MatrixTopology topology{.multi_node = true, .params = {{"ttl_ms", 2000}}};
   const Scenario base = matrix_base("redlock", topology);
   ASSERT_EQ(base.clients.size(), 5u);
   const ClientSpec& extender = base.clients.back();
@@ -287,7 +287,7 @@ TEST(Matrix, FencedLocksRunAgainstARegisterThatChecksTheirTokens) {
   const Scenario base = matrix_base("fenced", MatrixTopology{.multi_node = true,
                                                              .counter = true,
                                                              .fencing_tokens = true,
-                                                             .params = {{"ttl_ms", "2000"}}});
+                                                             .params = {{"ttl_ms", 2000}}});
   EXPECT_EQ(base.resource.fencing, FencingMode::fence_all);
   EXPECT_EQ(base.resource.token_source, FencingTokenSource::lock);
   const MatrixColumn* pause = nullptr;

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "lock_impls/profiles/redis_plus_plus.hpp"
 #include "lock_impls/registry.hpp"
 #include "tests/unit/lock_world.hpp"
 
@@ -20,7 +21,7 @@ TEST(ProfileRedsyncV4, OneValueForAllTriesReleaseAfterEachAndExactDrift) {
   LockWorld world(3, 3);
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 300);
-  auto lock = make("redsync-v4", world.client(), {{"nodes", "3"}});
+  auto lock = make("redsync-v4", world.client(), {{"nodes", 3}});
   Grant grant;
   Instant last_start;
   world.attach_notes(*lock, "c0");
@@ -51,7 +52,7 @@ TEST(ProfileRedsyncV4, ReleaseAfterAFailedTryHasTheTrysTimeout) {
   LockWorld world(3, 3);
   world.nodes[1]->set_raw("k", "other", 60'000);
   world.partition(0, {2});
-  auto lock = make("redsync-v4", world.client(), {{"nodes", "3"}, {"retry_count", "1"}});
+  auto lock = make("redsync-v4", world.client(), {{"nodes", 3}, {"retry_count", 1}});
   Grant grant;
   int64_t done_ms = -1;
   world.run(
@@ -74,8 +75,7 @@ TEST(ProfileNodeRedlock5Beta2, ValidityFromBeforeRetriesReturnsAnExpiredLock) {
   LockWorld world(3, 3);
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 1'500);
-  auto lock =
-      make("node-redlock-5.0.0-beta.2", world.client(), {{"nodes", "3"}, {"ttl_ms", "1000"}});
+  auto lock = make("node-redlock-5.0.0-beta.2", world.client(), {{"nodes", 3}, {"ttl_ms", 1000}});
   Grant grant;
   Instant wall_at_grant;
   world.run(
@@ -97,8 +97,8 @@ TEST(ProfileNodeRedlock5Beta2, ValidityFromBeforeRetriesReturnsAnExpiredLock) {
 // retry that wins still dates the lock from the first try.
 TEST(ProfileNodeRedlock5Beta2, ExtendDatesFromBeforeItsRetries) {
   LockWorld world(3, 3);
-  auto lock = make("node-redlock-5.0.0-beta.2", world.client(),
-                   {{"nodes", "3"}, {"request_timeout_ms", "50"}});
+  auto lock =
+      make("node-redlock-5.0.0-beta.2", world.client(), {{"nodes", 3}, {"request_timeout_ms", 50}});
   ExtendResult extended;
   Instant first_try;
   world.run(
@@ -127,7 +127,7 @@ TEST(ProfileNodeRedlock420, ReleaseIsOnePass) {
   for (const std::string name : {"node-redlock-4.2.0", "node-redlock-5.0.0-beta.2"}) {
     SCOPED_TRACE(name);
     LockWorld world(3, 3);
-    auto lock = make(name, world.client(), {{"nodes", "3"}});
+    auto lock = make(name, world.client(), {{"nodes", 3}});
     ReleaseResult released;
     std::size_t before = 0;
     world.run(
@@ -151,7 +151,7 @@ TEST(ProfileNodeRedlock420, ReleaseIsOnePass) {
 // node-redlock 4.2.0: a failed extend unlocks every server, yet the old lock keeps its expiration.
 TEST(ProfileNodeRedlock420, FailedExtendUnlocksEveryServer) {
   LockWorld world(3, 3);
-  auto lock = make("node-redlock-4.2.0", world.client(), {{"nodes", "3"}});
+  auto lock = make("node-redlock-4.2.0", world.client(), {{"nodes", 3}});
   ExtendResult extended;
   std::shared_ptr<Lease> lease;
   bool node0_held_before = false;
@@ -179,7 +179,7 @@ TEST(ProfileNodeRedlock420, RequestTimeoutBoundsTheRelease) {
   for (const std::string name : {"node-redlock-4.2.0", "node-redlock-5.0.0-beta.2"}) {
     SCOPED_TRACE(name);
     LockWorld world(3, 3);
-    auto lock = make(name, world.client(), {{"nodes", "3"}, {"request_timeout_ms", "50"}});
+    auto lock = make(name, world.client(), {{"nodes", 3}, {"request_timeout_ms", 50}});
     int64_t release_started_ms = -1;
     int64_t release_ended_ms = -1;
     world.run(
@@ -204,7 +204,7 @@ TEST(ProfileRedlockPy, WallClockStepBackwardStretchesValidity) {
   for (const std::string name : {"redlock-py", "redlock-rb"}) {
     SCOPED_TRACE(name);
     LockWorld world(3, 3);
-    auto lock = make(name, world.client(), {{"nodes", "3"}});
+    auto lock = make(name, world.client(), {{"nodes", 3}});
     Grant grant;
     Instant now_at_grant;
     world.simulator.schedule_action(at_ms(3), [&] {
@@ -235,7 +235,7 @@ TEST(ProfileRedlockRb, NewValueForEveryTry) {
   LockWorld world(3, 3);
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 300);
-  auto lock = make("redlock-rb", world.client(), {{"nodes", "3"}});
+  auto lock = make("redlock-rb", world.client(), {{"nodes", 3}});
   Grant grant;
   world.run(
       0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(2'000));
@@ -255,9 +255,8 @@ TEST(ProfileRedlockRb, NewValueForEveryTry) {
 TEST(ProfileRedlockRb, ExtendRecreatesALapsedLock) {
   for (const bool only_if_locked : {false, true}) {
     LockWorld world(3, 3);
-    auto lock =
-        make("redlock-rb", world.client(),
-             {{"nodes", "3"}, {"extend_only_if_locked", only_if_locked ? "true" : "false"}});
+    auto lock = make("redlock-rb", world.client(),
+                     {{"nodes", 3}, {"extend_only_if_locked", only_if_locked}});
     ExtendResult extended;
     world.run(
         0,
@@ -272,24 +271,30 @@ TEST(ProfileRedlockRb, ExtendRecreatesALapsedLock) {
   }
 }
 
-// pottery: at most three extensions; the fourth is refused locally.
-TEST(ProfilePottery, FourthExtensionIsRefused) {
-  LockWorld world(3, 3);
-  auto lock = make("pottery", world.client(), {{"nodes", "3"}});
-  std::vector<ExtendResult> results;
-  world.run(
-      0,
-      [&]() -> Task<void> {
-        Grant grant = co_await lock->acquire("k");
-        for (int i = 0; i < 4; ++i)
-          results.push_back(co_await lock->extend(grant.lease));
-      }(),
-      at_ms(1'000));
-  ASSERT_EQ(results.size(), 4u);
-  for (int i = 0; i < 3; ++i)
-    EXPECT_TRUE(results[i].extended);
-  EXPECT_FALSE(results[3].extended);
-  EXPECT_EQ(results[3].failure, "too many extensions");
+// pottery: at most num_extensions extensions (3 by default, Redlock(num_extensions=...)); the
+// next one is refused locally.
+TEST(ProfilePottery, ExtensionsBeyondNumExtensionsAreRefused) {
+  for (const int64_t allowed : {int64_t{3}, int64_t{1}}) {
+    SCOPED_TRACE(allowed);
+    LockWorld world(3, 3);
+    LockParams params{{"nodes", 3}};
+    if (allowed != 3) params["num_extensions"] = allowed;
+    auto lock = make("pottery", world.client(), params);
+    std::vector<ExtendResult> results;
+    world.run(
+        0,
+        [&]() -> Task<void> {
+          Grant grant = co_await lock->acquire("k");
+          for (int64_t i = 0; i <= allowed; ++i)
+            results.push_back(co_await lock->extend(grant.lease));
+        }(),
+        at_ms(1'000));
+    ASSERT_EQ(results.size(), static_cast<std::size_t>(allowed + 1));
+    for (int64_t i = 0; i < allowed; ++i)
+      EXPECT_TRUE(results[i].extended);
+    EXPECT_FALSE(results.back().extended);
+    EXPECT_EQ(results.back().failure, "too many extensions");
+  }
 }
 
 // redis-plus-plus RedLockMutex: time counts from before the retry loop, so a try that wins
@@ -299,7 +304,7 @@ TEST(ProfileRedisPlusPlusRedLockMutex, StartTimeFixedBeforeTheRetryLoop) {
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 900);
   auto lock = make("redis-plus-plus-redlockmutex", world.client(),
-                   {{"nodes", "3"}, {"ttl_ms", "1000"}, {"retry_count", "100"}});
+                   {{"nodes", 3}, {"ttl_ms", 1000}, {"retry_count", 100}});
   Grant grant;
   world.run(
       0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(5'000));
@@ -308,13 +313,31 @@ TEST(ProfileRedisPlusPlusRedLockMutex, StartTimeFixedBeforeTheRetryLoop) {
   EXPECT_EQ(grant.nodes_locked, 3u);  // every node accepted: only the old start time failed it
 }
 
+// redis-plus-plus RedLockMutex is the library's own RedLockMutexVessel (RedLockMutexClient), and
+// its table offers only what that class has: no fan-out, wait or extension quorum. With
+// scripting=false it is RedMutexTx, still the Redlock family with flags.
+TEST(ProfileRedisPlusPlusRedLockMutex, IsTheLibrarysOwnLoopWithItsOwnParameters) {
+  LockWorld world(1, 3);
+  auto lock = make("redis-plus-plus-redlockmutex", world.client(), {{"nodes", 3}});
+  const auto* vessel = dynamic_cast<const profiles::RedLockMutexClient*>(lock.get());
+  ASSERT_NE(vessel, nullptr);
+  EXPECT_EQ(vessel->options().retry_count, 2);  // lock()'s retry_count = 3 tries
+  EXPECT_EQ(vessel->options().node_count, 3u);
+  for (const char* absent : {"fan_out", "wait", "extend_quorum"}) {
+    EXPECT_EQ(check_lock_params("redis-plus-plus-redlockmutex", {{absent, int64_t{0}}}),
+              std::string(absent) + ": not an override of this lock");
+  }
+  auto tx = make("redis-plus-plus-redlockmutex", world.client(), {{"scripting", false}});
+  EXPECT_NE(dynamic_cast<const RedlockClient*>(tx.get()), nullptr);
+}
+
 // redis-plus-plus RedLockMutex: a node error escapes lock() even after a quorum (no try/catch
 // around a node's SET), and the keys already set stay.
 TEST(ProfileRedisPlusPlusRedLockMutex, NodeErrorAfterAQuorumStillFails) {
   LockWorld world(3, 3);
   world.partition(0, {2});  // the third node never answers
   auto lock = make("redis-plus-plus-redlockmutex", world.client(),
-                   {{"nodes", "3"}, {"request_timeout_ms", "50"}});
+                   {{"nodes", 3}, {"request_timeout_ms", 50}});
   Grant grant;
   world.run(
       0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(1'000));
@@ -329,7 +352,7 @@ TEST(ProfileRedisPlusPlusRedLockMutex, NodeErrorAfterAQuorumStillFails) {
 // redis-plus-plus RedMutex: the LockWatcher extends every ttl/2 and tells the holder on failure.
 TEST(ProfileRedisPlusPlusRedMutex, WatcherEveryHalfTtlTellsOnLoss) {
   LockWorld world(3, 3);
-  auto lock = make("redis-plus-plus-redmutex", world.client(), {{"nodes", "3"}});
+  auto lock = make("redis-plus-plus-redmutex", world.client(), {{"nodes", 3}});
   ASSERT_TRUE(lock->has_watchdog());
   std::shared_ptr<Lease> lease;
   int64_t lost_at = -1;
@@ -357,8 +380,8 @@ TEST(ProfileAioredlock, GatherWaitsForASlowNode) {
     LockWorld world(3, 3);
     world.simulator.network().set_link_delay(world.node_id(2), world.client().id(),
                                              DelaySpec::fixed(Duration::from_ms(11'000)));
-    auto lock = make("aioredlock", world.client(),
-                     {{"nodes", "3"}, {"auto_extend", "false"}, {"wait", wait}});
+    auto lock =
+        make("aioredlock", world.client(), {{"nodes", 3}, {"auto_extend", false}, {"wait", wait}});
     Grant grant;
     world.run(
         0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(120'000));
@@ -375,7 +398,7 @@ TEST(ProfileAioredlock, NoUnlockBetweenTries) {
   LockWorld world(3, 3);
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 300);
-  auto lock = make("aioredlock", world.client(), {{"nodes", "3"}});
+  auto lock = make("aioredlock", world.client(), {{"nodes", 3}});
   Grant grant;
   bool kept_between_tries = false;
   // A named closure: the coroutine refers to it after spawn() returns.
@@ -397,7 +420,7 @@ TEST(ProfileRedissonRLock, OneReplicaAckIsEnough) {
     SCOPED_TRACE(name);
     LockWorld world(3, 1);
     world.nodes[0]->wait_acks = 1;
-    auto lock = make(name, world.client(), {{"replicas", "2"}});
+    auto lock = make(name, world.client(), {{"replicas", 2}});
     Grant grant;
     world.run(
         0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(5'000));
@@ -410,7 +433,7 @@ TEST(ProfileRedissonRLock, OneReplicaAckIsEnough) {
 TEST(ProfileRedissonRLock, FailedUnlockStopsTheWatchdog) {
   LockWorld world(3, 1);
   auto lock = make("redisson-rlock", world.client(),
-                   {{"replicas", "0"}, {"lease_ms", "3000"}, {"request_timeout_ms", "500"}});
+                   {{"replicas", 0}, {"lease_ms", 3000}, {"request_timeout_ms", 500}});
   ReleaseResult released;
   world.run(
       0,
@@ -438,7 +461,7 @@ TEST(ProfileRedissonRedLock, SlowSequentialAcquisitionReturnsWithAnExpiredSubLoc
     world.simulator.network().set_link_delay(world.client().id(), world.node_id(n),
                                              DelaySpec::fixed(Duration::from_ms(700)));
   }
-  auto lock = make("redisson-redlock", world.client(), {{"nodes", "3"}, {"lease_ms", "1000"}});
+  auto lock = make("redisson-redlock", world.client(), {{"nodes", 3}, {"lease_ms", 1000}});
   Grant grant;
   bool first_held_at_grant = true;
   world.run(
@@ -458,7 +481,7 @@ TEST(ProfileRedissonRedLock, SlowSequentialAcquisitionReturnsWithAnExpiredSubLoc
 TEST(ProfileRedissonRedLock, FailureAfterAQuorumStopsTheRound) {
   LockWorld world(3, 5);
   world.nodes[3]->set_raw("k", "other", -1);  // a hash lock of someone else's would refuse too
-  auto lock = make("redisson-redlock", world.client(), {{"nodes", "5"}});
+  auto lock = make("redisson-redlock", world.client(), {{"nodes", 5}});
   Grant grant;
   world.run(
       0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(10'000));
@@ -474,7 +497,7 @@ TEST(ProfileRedissonRedLock, BusySubLockWaitsItsShareOfTheWaitTime) {
   LockWorld world(3, 3);
   world.nodes[0]->execute(make_command("HSET", "k", "someone:1", "1"));
   world.nodes[0]->execute(make_command("PEXPIRE", "k", "30000"));
-  auto lock = make("redisson-redlock", world.client(), {{"nodes", "3"}});
+  auto lock = make("redisson-redlock", world.client(), {{"nodes", 3}});
   Grant grant;
   Instant granted_at;
   world.run(
@@ -493,7 +516,7 @@ TEST(ProfileRedissonRedLock, BusySubLockWaitsItsShareOfTheWaitTime) {
 // RFencedLock: the token is INCRed in the acquire script, re-entries included.
 TEST(ProfileRedissonFencedLock, ReentryBumpsTheToken) {
   LockWorld world(3, 1);
-  auto lock = make("redisson-fencedlock", world.client(), {{"replicas", "0"}});
+  auto lock = make("redisson-fencedlock", world.client(), {{"replicas", 0}});
   Grant first;
   Grant second;
   world.run(
@@ -513,7 +536,7 @@ TEST(ProfileRedissonFencedLock, ReentryBumpsTheToken) {
 TEST(ProfileRedisPyLock, NoTtlByDefaultAndAdditiveExtend) {
   LockWorld world(3, 1);
   auto plain = make("redis-py-lock", world.client());
-  auto timed = make("redis-py-lock", world.client(), {{"ttl_ms", "10000"}});
+  auto timed = make("redis-py-lock", world.client(), {{"ttl_ms", 10000}});
   int64_t plain_pttl = 0;
   int64_t extended_pttl = 0;
   int64_t read_at = 0;
@@ -537,8 +560,7 @@ TEST(ProfileRedisPyLock, NoTtlByDefaultAndAdditiveExtend) {
 // python-redis-lock: the renewal thread dies silently when its extend fails.
 TEST(ProfilePythonRedisLock, RenewalDiesSilently) {
   LockWorld world(3, 1);
-  auto lock =
-      make("python-redis-lock", world.client(), {{"ttl_ms", "3000"}, {"auto_extend", "true"}});
+  auto lock = make("python-redis-lock", world.client(), {{"ttl_ms", 3000}, {"auto_extend", true}});
   std::shared_ptr<Lease> lease;
   auto body = [&]() -> Task<void> {
     Grant grant = co_await lock->acquire("k");
@@ -559,8 +581,7 @@ TEST(ProfilePythonRedisLock, RenewalDiesSilently) {
 TEST(ProfileRedsyncV4, HistoricalStatusBugExtendsALostLock) {
   for (const bool bug : {true, false}) {
     LockWorld world(3, 3);
-    auto lock = make("redsync-v4", world.client(),
-                     {{"nodes", "3"}, {"status_bug", bug ? "true" : "false"}});
+    auto lock = make("redsync-v4", world.client(), {{"nodes", 3}, {"status_bug", bug}});
     ExtendResult extended;
     world.run(
         0,
@@ -581,8 +602,7 @@ TEST(ProfileRedsyncV4, HistoricalStatusBugExtendsALostLock) {
 TEST(ProfileRedsyncV4, SetNxOnExtendRepopulatesARestartedNode) {
   for (const bool set_nx : {true, false}) {
     LockWorld world(3, 3);
-    auto lock = make("redsync-v4", world.client(),
-                     {{"nodes", "3"}, {"set_nx_on_extend", set_nx ? "true" : "false"}});
+    auto lock = make("redsync-v4", world.client(), {{"nodes", 3}, {"set_nx_on_extend", set_nx}});
     ExtendResult extended;
     world.run(
         0,
@@ -603,7 +623,7 @@ TEST(ProfileRedlockPy, ZeroRetryCountFallsBackToTheDefault) {
   LockWorld world(3, 3);
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 60'000);
-  auto lock = make("redlock-py", world.client(), {{"nodes", "3"}, {"retry_count", "0"}});
+  auto lock = make("redlock-py", world.client(), {{"nodes", 3}, {"retry_count", 0}});
   Grant grant;
   world.run(
       0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(5'000));
@@ -615,7 +635,7 @@ TEST(ProfileRedlockPy, ZeroRetryCountFallsBackToTheDefault) {
 // keeps it from a majority) leaves three more.
 TEST(ProfilePottery, FailedExtensionsDoNotCount) {
   LockWorld world(3, 3);
-  auto lock = make("pottery", world.client(), {{"nodes", "3"}, {"request_timeout_ms", "50"}});
+  auto lock = make("pottery", world.client(), {{"nodes", 3}, {"request_timeout_ms", 50}});
   std::vector<ExtendResult> results;
   world.run(
       0,
@@ -647,7 +667,7 @@ TEST(ProfilePottery, FailedTryWaitsForEveryMasterReleaseReturnsAtMajority) {
     world.nodes[n]->set_raw("k", "other", 250);
   world.simulator.network().set_link_delay(world.client().id(), world.node_id(2),
                                            DelaySpec::fixed(Duration::from_ms(100)));
-  auto lock = make("pottery", world.client(), {{"nodes", "3"}});
+  auto lock = make("pottery", world.client(), {{"nodes", 3}});
   world.attach_notes(*lock, "c0");
   int64_t released_at = -1;
   int64_t release_started = -1;
@@ -670,7 +690,7 @@ TEST(ProfilePottery, FailedTryWaitsForEveryMasterReleaseReturnsAtMajority) {
 // longer be released: its keys stay until the TTL (bug list item 28).
 TEST(ProfilePottery, ReacquireOnTheSameInstanceStrandsTheFirstGrant) {
   LockWorld world(3, 3);
-  auto lock = make("pottery", world.client(), {{"nodes", "3"}, {"retry_count", "0"}});
+  auto lock = make("pottery", world.client(), {{"nodes", 3}, {"retry_count", 0}});
   ReleaseResult released;
   Grant first;
   world.run(
@@ -692,7 +712,7 @@ TEST(ProfileRedisPlusPlusRedLockMutex, ScriptingOffExtendSucceedsWithoutOwnershi
   for (const bool scripting : {false, true}) {
     LockWorld world(3, 3);
     auto lock = make("redis-plus-plus-redlockmutex", world.client(),
-                     {{"nodes", "3"}, {"scripting", scripting ? "true" : "false"}});
+                     {{"nodes", 3}, {"scripting", scripting}});
     ExtendResult extended;
     world.run(
         0,
@@ -713,7 +733,7 @@ TEST(ProfileRedisPlusPlusRedLockMutex, ScriptingOffExtendSucceedsWithoutOwnershi
 // holds, and nobody tells B (bug list item 27).
 TEST(ProfileAioredlock, WatchdogMapKeyedByResourceCancelsAnotherTasksRenewal) {
   LockWorld world(3, 3);
-  auto lock = make("aioredlock", world.client(), {{"nodes", "3"}});
+  auto lock = make("aioredlock", world.client(), {{"nodes", 3}});
   std::shared_ptr<Lease> a;
   std::shared_ptr<Lease> b;
   auto task_a = [&]() -> Task<void> {

@@ -15,7 +15,7 @@ using testing::make;
 // A releases after its key expired and B took the lock: does B's key survive A's release?
 bool b_survives_late_release(const std::string& name) {
   LockWorld world(1, 1, 2);
-  auto a = make(name, world.client(0), {{"ttl_ms", "1000"}});
+  auto a = make(name, world.client(0), {{"ttl_ms", 1000}});
   auto b = make("single-instance", world.client(1));
   auto a_body = [&]() -> Task<void> {
     Grant grant = co_await a->acquire("k");
@@ -44,7 +44,7 @@ bool b_survives_get_then_del(const std::string& name) {
                                            DelaySpec::fixed(Duration::from_ms(5)));
   world.simulator.network().set_link_delay(world.node_id(0), world.client(0).id(),
                                            DelaySpec::fixed(Duration::from_ms(5)));
-  auto a = make(name, world.client(0), {{"ttl_ms", "1000"}});
+  auto a = make(name, world.client(0), {{"ttl_ms", 1000}});
   auto b = make("single-instance", world.client(1));
   auto a_body = [&]() -> Task<void> {
     Grant grant = co_await a->acquire("k");  // SET lands at 5 ms: the key lives to 1 005 ms
@@ -85,8 +85,8 @@ TEST(ZooSetnxThenExpire, CrashBetweenTheTwoLeavesNoTtl) {
 // The holder crashes; does another client ever get the lock?
 bool b_acquires_after_holder_crash(const std::string& name) {
   LockWorld world(1, 1, 2);
-  auto a = make(name, world.client(0), {{"ttl_ms", name == "zoo-no-ttl" ? "0" : "1000"}});
-  auto b = make(name, world.client(1), {{"retry_count", "100"}});
+  auto a = make(name, world.client(0), {{"ttl_ms", name == "zoo-no-ttl" ? 0 : 1000}});
+  auto b = make(name, world.client(1), {{"retry_count", 100}});
   Grant gb;
   auto a_body = [&]() -> Task<void> { co_await a->acquire("k"); };
   auto b_body = [&]() -> Task<void> {
@@ -114,7 +114,7 @@ TEST(ZooNoElapsedCheck, GrantsALockWhoseKeysHaveExpired) {
       world.simulator.network().set_link_delay(world.node_id(n), world.client().id(),
                                                DelaySpec::fixed(Duration::from_ms(11'000)));
     }
-    auto lock = make(name, world.client(), {{"retry_count", "0"}, {"request_timeout_ms", "20000"}});
+    auto lock = make(name, world.client(), {{"retry_count", 0}, {"request_timeout_ms", 20000}});
     Grant grant;
     bool keys_live_at_grant = true;
     world.run(

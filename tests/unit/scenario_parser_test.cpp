@@ -62,8 +62,8 @@ TEST(ScenarioParser, ReadsACompleteScenario) {
   EXPECT_EQ(s.nodes[1].clock.rate, Rate::ppm(100));
   EXPECT_EQ(s.nodes[2].persistence.mode, PersistenceMode::aof);
   EXPECT_EQ(s.nodes[2].persistence.appendfsync, AppendFsync::always);
-  EXPECT_EQ(s.clients[0].params.at("ttl_ms"), "10000");
-  EXPECT_EQ(s.clients[0].params.at("clock"), "wall");
+  EXPECT_EQ(s.clients[0].params.at("ttl_ms"), ParamValue(int64_t{10000}));
+  EXPECT_EQ(s.clients[0].params.at("clock"), ParamValue(std::string("wall")));
   EXPECT_EQ(s.clients[0].steps[3].at_ms, 500);
   EXPECT_EQ(s.clients[1].workload->iterations_max, 3u);
   EXPECT_EQ(s.resource.fencing, FencingMode::fence_all);

@@ -1,4 +1,4 @@
-#include "sim/kernel/assert.hpp"
+#include "lock_impls/port/assert.hpp"
 
 #include <cstdio>
 #include <cstdlib>

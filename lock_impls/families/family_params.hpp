@@ -1,0 +1,79 @@
+// What a lock file uses to declare itself (lock_impls/registry.hpp): the parameter rows each
+// family shares with the profiles and zoo variants built on it, and how the values a scenario
+// gives replace the family's options. A lock's own rows sit in its own file, beside its
+// constructor; nothing else declares a parameter.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "lock_impls/families/hash_lock.hpp"
+#include "lock_impls/families/redlock.hpp"
+#include "lock_impls/families/single_instance.hpp"
+#include "lock_impls/families/watchdog.hpp"
+#include "lock_impls/registry.hpp"
+
+namespace redlock_sim {
+
+using LockMaker = std::function<std::unique_ptr<LockClient>(Port&, const ParamValues&)>;
+
+LockEntry lock_entry(std::string name, LockKind kind, std::string description, std::string models,
+                     ParamTable params, LockMaker make);
+ParamTable plus(ParamTable rows, ParamTable more);
+
+// Rows, with the given options' values as their defaults.
+ParamSpec nodes_param(uint32_t fallback);
+// The rows every SET-based lock shares (TTL, clock, request timeout, retries, drift), from any
+// options with those fields.
+template <typename Options>
+ParamTable timing_params(const Options& d) {
+  return {
+      // A TTL of 0 means "no TTL" and is accepted only by the locks built without one
+      // (zoo-no-ttl, redis-py-lock, python-redis-lock); for the others a SET with PX 0 is
+      // Redis's error.
+      ms_param("ttl_ms", d.ttl, "lock TTL in ms", d.ttl == Duration::zero() ? 0 : 1),
+      choice_param("clock", {"wall", "monotonic"}, d.clock == ClockKind::wall ? 0 : 1,
+                   "clock for elapsed time and deadline"),
+      ms_param("request_timeout_ms", d.request_timeout, "per-request timeout"),
+      integer_param("retry_count", "retries", d.retry_count, -1, 1'000'000,
+                    "retries after the first (-1: forever)"),
+      integer_param("retry_delay_ms_min", "ms", d.retry_delay.min_ms, 0, param_ms_max,
+                    "smallest delay between attempts"),
+      integer_param("retry_jitter_ms", "ms", d.retry_delay.jitter_ms, 0, param_ms_max,
+                    "random extra delay, uniform [0, jitter]"),
+      integer_param("drift_ppm", "ppm", d.drift.ppm, 0, 1'000'000, "drift factor"),
+      integer_param("drift_constant_ms", "ms", d.drift.constant_ms, 0, param_ms_max,
+                    "constant added to the drift"),
+  };
+}
+ParamTable redlock_params(const RedlockOptions& d);
+ParamTable single_params(const SingleInstanceOptions& d);
+ParamSpec replicas_param(const HashLockOptions& d);
+ParamSpec acks_param(const HashLockOptions& d);
+ParamSpec lease_param(std::string help = "explicit lease time (-1: none, watchdog mode)");
+ParamSpec wait_time_param(const HashLockOptions& d);
+ParamSpec hash_timeout_param(const HashLockOptions& d);
+ParamSpec period_param();
+ParamSpec tells_param(bool fallback);
+ParamSpec auto_extend_param(bool fallback);
+
+// Each value the scenario gives replaces the option's; rows the lock does not declare are
+// never given.
+void apply_redlock(const ParamValues& p, RedlockOptions& o);
+void apply_single(const ParamValues& p, SingleInstanceOptions& o);
+void apply_hash(const ParamValues& p, HashLockOptions& o);
+void apply_watchdog(const ParamValues& p, WatchdogOptions& o);
+
+// `o` with the given values (its node count from `nodes`), built.
+std::unique_ptr<LockClient> redlock_client(Port& port, const ParamValues& p, RedlockOptions o);
+std::unique_ptr<LockClient> single_client(Port& port, const ParamValues& p,
+                                          SingleInstanceOptions o);
+std::unique_ptr<LockClient> watched(Port& port, const ParamValues& p,
+                                    std::unique_ptr<LockClient> inner, WatchdogOptions w);
+
+// A profile that is the Redlock family with a library's options and nothing else.
+LockEntry redlock_profile(std::string name, std::string description, std::string models,
+                          RedlockOptions (*options)(uint32_t, Duration), Duration default_ttl);
+
+}  // namespace redlock_sim
