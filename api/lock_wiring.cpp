@@ -17,49 +17,9 @@ LockParams params_for(const ClientSpec& client, const LockEntry& entry) {
   return params;
 }
 
-struct UserLock {
-  LockEntry entry;
-  LockMaker make;
-};
-
-// The embedding program's locks, in registration order. Registration happens before runs start
-// (runs on several threads only read it).
-std::vector<UserLock>& user_locks() {
-  static std::vector<UserLock> locks;
-  return locks;
-}
-
-const UserLock* find_user_lock(const std::string& name) {
-  for (const UserLock& lock : user_locks()) {
-    if (lock.entry.name == name) return &lock;
-  }
-  return nullptr;
-}
-
-// The lock `client` asks for, from the program's locks or the registry.
-MadeLock make_any_lock(const ClientSpec& client, const LockEntry& entry, Port& port) {
-  const LockParams params = params_for(client, entry);
-  if (const UserLock* user = find_user_lock(client.profile)) {
-    MadeLock made;
-    made.client = user->make(port, params, made.error);
-    if (!made.client && made.error.empty()) made.error = "the lock's maker returned nothing";
-    return made;
-  }
-  return make_lock(client.profile, port, params);
-}
-
 }  // namespace
 
-bool register_lock(LockEntry entry, LockMaker make) {
-  if (entry.name.empty() || !make || find_any_lock_entry(entry.name) != nullptr) return false;
-  user_locks().push_back(UserLock{.entry = std::move(entry), .make = std::move(make)});
-  return true;
-}
-
-const LockEntry* find_any_lock_entry(const std::string& name) {
-  if (const UserLock* user = find_user_lock(name)) return &user->entry;
-  return find_lock_entry(name);
-}
+const LockEntry* find_any_lock_entry(const std::string& name) { return find_lock_entry(name); }
 
 ProfileCheck registry_profile_check() {
   return [](const ClientSpec& client) -> std::optional<std::string> {
@@ -83,7 +43,7 @@ LockFactory registry_lock_factory() {
           error = "unknown profile " + client.profile;
           return nullptr;
         }
-        MadeLock made = make_any_lock(client, *entry, port);
+        MadeLock made = make_lock(client.profile, port, params_for(client, *entry));
         error = made.error;
         return std::move(made.client);
       };

@@ -1,10 +1,8 @@
 // Wires the lock registry (lock_impls/) into the parser's profile check and the runner's lock
 // factory; the embedding API (and the CLI through it) is the only place that sees both sides.
-// An embedding program's own locks are registered here too, beside the registry's: this file is
-// the one adapter between the registry's entry points and everything that runs locks.
+// This file is the one adapter between the registry's entry points and everything that runs locks.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -14,15 +12,9 @@
 
 namespace redlock_sim {
 
-// A lock of the embedding program's own, written against the port like ours: `make` builds it
-// bound to `port` with the scenario client's parameters (the node count included), or returns
-// null and says why in `error` (an unknown or malformed parameter).
-using LockMaker = std::function<std::unique_ptr<LockClient>(Port& port, const LockParams& params,
-                                                            std::string& error)>;
-// Registers `entry` (its name, description and the parameters it takes) with `make`. A name the
-// registry or an earlier registration already has is refused (false). Register before running.
-bool register_lock(LockEntry entry, LockMaker make);
-// The entry of `name`: the embedding program's locks first, then the registry's.
+// An embedding program registers its own lock with the registry's `register_lock(LockEntry)`
+// (lock_impls/registry.hpp): its name, description, typed parameter table and constructor.
+// The entry of `name`, the embedding program's own locks included.
 const LockEntry* find_any_lock_entry(const std::string& name);
 
 ProfileCheck registry_profile_check();

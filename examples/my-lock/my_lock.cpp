@@ -104,47 +104,22 @@ class MyRedlock : public LockClient {
   Options options_;
 };
 
-// Reads a non-negative integer parameter; false (and `error`) when malformed.
-bool read_count(const LockParams& params, const std::string& key, int64_t& out,
-                std::string& error) {
-  const auto found = params.find(key);
-  if (found == params.end()) return true;
-  char* end = nullptr;
-  const long long value = std::strtoll(found->second.c_str(), &end, 10);
-  if (found->second.empty() || *end != '\0' || value < 1 || value > 1'000'000) {
-    error = key + ": expected an integer in [1, 1000000], got '" + found->second + "'";
-    return false;
-  }
-  out = value;
-  return true;
-}
-
 }  // namespace
 
 void register_my_redlock() {
-  LockEntry entry{.name = "my-redlock",
-                  .kind = LockKind::profile,
-                  .description = "our own Redlock (releases with a plain DEL)",
-                  .models = "examples/my-lock",
-                  .overrides = {{"nodes", "uint", "Redis nodes (from the client's node list)"},
-                                {"ttl_ms", "int", "lock TTL in ms"}}};
-  register_lock(
-      entry,
-      [](Port& port, const LockParams& params, std::string& error) -> std::unique_ptr<LockClient> {
-        for (const auto& [key, value] : params) {
-          if (key != "nodes" && key != "ttl_ms") {
-            error = key + ": not a parameter of my-redlock";
-            return nullptr;
-          }
-        }
-        int64_t nodes = 5;
-        int64_t ttl_ms = 2'000;
-        if (!read_count(params, "nodes", nodes, error) ||
-            !read_count(params, "ttl_ms", ttl_ms, error))
-          return nullptr;
+  // The parameters, declared once: the scenario parser checks them against this table, `make`
+  // gets them checked and typed.
+  register_lock(LockEntry{
+      .name = "my-redlock",
+      .kind = LockKind::profile,
+      .description = "our own Redlock (releases with a plain DEL)",
+      .models = "examples/my-lock",
+      .params = {count_param("nodes", "nodes", std::nullopt, "Redis nodes (the client's node list)"),
+                 ms_param("ttl_ms", Duration::from_ms(2'000), "lock TTL", 1)},
+      .make = [](Port& port, const ParamValues& values) -> std::unique_ptr<LockClient> {
         return std::make_unique<MyRedlock>(
-            port, Options{.nodes = static_cast<uint32_t>(nodes), .ttl = Duration::from_ms(ttl_ms)});
-      });
+            port, Options{.nodes = values.count("nodes"), .ttl = values.ms("ttl_ms")});
+      }});
 }
 
 }  // namespace my_lock
