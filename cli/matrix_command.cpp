@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/bound_flags.hpp"
 #include "cli/command.hpp"
 #include "cli/lock_wiring.hpp"
 #include "cli/options.hpp"
@@ -61,6 +62,7 @@ struct Job {
   const Row* row;
   const MatrixColumn* column;
   MatrixCell cell;
+  ExploreBounds bounds;  // the bound flags (shared with explore)
 };
 
 std::string cell_text(const MatrixCell& c, bool markdown) {
@@ -94,7 +96,8 @@ void run_jobs(std::vector<Job>& jobs, uint32_t seeds, unsigned threads, bool qui
   auto worker = [&] {
     for (std::size_t i = next.fetch_add(1); i < jobs.size(); i = next.fetch_add(1)) {
       Job& job = jobs[i];
-      job.cell = run_matrix_cell(job.row->base, job.row->name, *job.column, seeds, factory);
+      job.cell =
+          run_matrix_cell(job.row->base, job.row->name, *job.column, seeds, factory, job.bounds);
       if (!quiet) std::fprintf(stderr, "\r  cells %zu/%zu   ", ++done, jobs.size());
     }
   };
@@ -157,7 +160,7 @@ void write_counterexamples(std::vector<Job>& jobs, const std::string& dir,
       const bool mx = job.cell.first_mx_seed != 0;
       const uint64_t seed = mx ? job.cell.first_mx_seed : job.cell.first_rs_seed;
       if (seed == 0) continue;
-      const ExploreConfig config = matrix_config(*job.column);
+      const ExploreConfig config = matrix_config(*job.column, job.bounds);
       const Scenario failing = scenario_for_seed(job.row->base, seed, config);
       ShrinkResult shrunk = shrink_scenario(failing, mx ? "mutual_exclusion" : "resource_safety",
                                             factory, ShrinkOptions{.runs_max = 400});
@@ -343,6 +346,9 @@ int matrix_main(const std::vector<std::string>& arguments, const MergeRequest* m
       "shard", po::value<std::string>(&shard_flag),
       "run only shard K of N (0-based) of the cells and write the partial result to --out; "
       "'redlock-sim merge' combines the shards (docs/scale-out.md)");
+  // The same bounds as explore's (a column turns all its classes on, with its own count).
+  ExploreBounds bounds;
+  options.add(bound_flags(bounds));
   po::variables_map values;
   try {
     parse_flags(arguments, options, values);
@@ -362,6 +368,7 @@ int matrix_main(const std::vector<std::string>& arguments, const MergeRequest* m
   }
   if (seeds == 0 || seeds > 100'000) return bad_input("matrix: --seeds must be in [1, 100000]");
   if (jobs_count == 0 || jobs_count > 256) return bad_input("matrix: --jobs must be in [1, 256]");
+  if (auto failed = check_bound_flags("matrix", bounds)) return *failed;
   std::optional<Shard> shard;
   if (merge == nullptr && values.count("shard")) {
     shard = parse_shard(shard_flag);
@@ -443,7 +450,7 @@ int matrix_main(const std::vector<std::string>& arguments, const MergeRequest* m
   std::vector<Job> jobs;
   for (const Row& row : rows) {
     for (const MatrixColumn* column : columns)
-      jobs.push_back(Job{&row, column, {}});
+      jobs.push_back(Job{&row, column, {}, bounds});
   }
   // The progress line is for a person watching (like explore's): not in a log or a pipe.
   const bool quiet =
