@@ -92,6 +92,11 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario) {
       return "client " + client.name +
              "'s workload extends (extend_every_ms): not staged for real yet";
     }
+    for (const StepSpec& step : client.steps) {
+      if (step.kind == StepKind::command) {
+        return "client " + client.name + " has a command step: not staged for real yet";
+      }
+    }
   }
   const std::vector<std::string>& sentinels = scenario.failover.sentinels;
   for (const FaultSpec& fault : scenario.faults) {
@@ -978,6 +983,8 @@ void RealWorld::advance_steps(ClientRun& c) {
       break;
     case StepKind::stop_if_expired:
       send(c, "check");
+      break;
+    case StepKind::command:  // refused before the run (unstageable_reason)
       break;
   }
 }
