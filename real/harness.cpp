@@ -84,6 +84,11 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario) {
       return "node " + node.name + " has a clock rate: clock rates cannot be staged for real";
     }
   }
+  for (const NodeSpec& node : scenario.nodes) {
+    if (!node.data.empty()) {
+      return "node " + node.name + " has initial data: not staged for real yet";
+    }
+  }
   for (const ClientSpec& client : scenario.clients) {
     if (!(client.clock.rate == Rate::one())) {
       return "client " + client.name + " has a clock rate: clock rates cannot be staged for real";

@@ -267,6 +267,29 @@ NodeSpec read_node(const json& value, const std::string& path, const std::string
   node.min_replicas_to_write = r.integer("min_replicas_to_write", 0, 100, 0);
   node.min_replicas_max_lag_s = r.integer("min_replicas_max_lag_s", 0, 3600, 10);
   node.replica_priority = r.integer("replica_priority", 0, 1000, 100);
+  if (r.has("data")) {
+    if (node.role == "replica") {
+      r.fail(r.at("data"), "a replica starts in sync with its master: put the data on the master");
+    }
+    const json& list = r.array("data");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      Reader d(list[i], r.at("data") + "[" + std::to_string(i) + "]", file);
+      InitialKey key;
+      key.key = d.string("key");
+      const json* value = d.find("value");
+      if (value != nullptr && value->is_number_integer()) {
+        key.value = std::to_string(d.integer("value", -time_ms_max, time_ms_max));
+      } else {
+        key.value = d.string("value");
+      }
+      key.ttl_ms = d.optional_integer("ttl_ms", 1, time_ms_max);
+      d.finish();
+      for (const InitialKey& earlier : node.data) {
+        if (earlier.key == key.key) d.fail(d.at("key"), "duplicate key \"" + key.key + "\"");
+      }
+      node.data.push_back(std::move(key));
+    }
+  }
   r.finish();
   return node;
 }

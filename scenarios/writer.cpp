@@ -55,6 +55,11 @@ json node_json(const NodeSpec& node) {
   json clock = clock_json(node.clock);
   if (!clock.empty()) out["clock"] = clock;
   if (node.min_replicas_to_write != 0) out["min_replicas_to_write"] = node.min_replicas_to_write;
+  for (const InitialKey& k : node.data) {
+    json key = {{"key", k.key}, {"value", k.value}};
+    if (k.ttl_ms) key["ttl_ms"] = *k.ttl_ms;
+    out["data"].push_back(key);
+  }
   if (node.min_replicas_max_lag_s != 10)
     out["min_replicas_max_lag_s"] = node.min_replicas_max_lag_s;
   if (node.replica_priority != 100) out["replica_priority"] = node.replica_priority;

@@ -41,6 +41,7 @@ class World {
   ProcessId id_of(const std::string& name) const { return ids_.at(name); }
   std::size_t memory_bytes() const;
   void build_cluster();
+  void seed_data();
   void reload_keys(ProcessId node);
   void apply_clock(Process& process, const ClockSpec& clock);
   void tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id = 0);
@@ -164,6 +165,37 @@ void World::build_cluster() {
                             kind == "+odown" || kind == "replicaof";
     tell(process, fault_like ? "fault" : "cluster", kind + ": " + text);
   });
+  seed_data();
+}
+
+// The keys nodes had before the run: a master's `data`, and the same keys (with the same
+// absolute expiries, as 7.0 replicates them) on every replica below it, which starts in sync.
+void World::seed_data() {
+  auto spec_of = [this](const std::string& name) -> const NodeSpec& {
+    for (const NodeSpec& n : scenario_.nodes) {
+      if (n.name == name) return n;
+    }
+    SIM_ASSERT(false);
+    return scenario_.nodes.front();
+  };
+  for (const NodeSpec& node : scenario_.nodes) {
+    const NodeSpec* root = &node;
+    for (std::size_t hops = 0; root->role == "replica" && hops < scenario_.nodes.size(); ++hops)
+      root = &spec_of(root->replica_of);
+    if (root->data.empty()) continue;
+    std::vector<SnapshotEntry> entries;
+    for (const InitialKey& k : root->data) {
+      Value value;
+      value.string = k.value;
+      if (k.ttl_ms) value.expire_at_ms = default_epoch_ms + root->clock.offset_ms + *k.ttl_ms;
+      entries.push_back({.key = k.key, .value = std::move(value)});
+    }
+    std::sort(entries.begin(), entries.end(),
+              [](const SnapshotEntry& a, const SnapshotEntry& b) { return a.key < b.key; });
+    const ProcessId id = ids_.at(node.name);
+    cluster_->node(id).seed(entries);
+    reload_keys(id);
+  }
 }
 
 std::optional<std::string> World::build(const LockFactory& factory) {

@@ -29,6 +29,14 @@ struct PersistenceSpec {
   int64_t rdb_interval_ms = 60'000;  // a snapshot every interval (save <seconds> 1)
 };
 
+// A string key a node holds before the run (a fencing counter at 32, a stale lock key), with a
+// TTL counted from time zero on the node's own wall clock.
+struct InitialKey {
+  std::string key;
+  std::string value;
+  std::optional<int64_t> ttl_ms;
+};
+
 struct NodeSpec {
   std::string name;
   std::string role = "master";  // master | replica
@@ -39,6 +47,7 @@ struct NodeSpec {
   int64_t min_replicas_to_write = 0;
   int64_t min_replicas_max_lag_s = 10;
   int64_t replica_priority = 100;
+  std::vector<InitialKey> data;  // a master's keys at time zero (its replicas have them too)
 };
 
 struct LinkSpec {

@@ -103,6 +103,33 @@ TEST(Runner, ShrinkingAFileWithExpectedGrants) {
   EXPECT_TRUE(run_scenario(reparsed, registry_factory()).expectations_met);
 }
 
+// Initial data is the node's before the run: a restart without persistence loses it, one with
+// AOF or RDB keeps it (it is on disk as if saved long before); a TTL counts from time zero.
+TEST(Runner, InitialDataSurvivesARestartOnlyWithPersistence) {
+  const std::string text = R"({"name": "seeded", "nodes": [{"name": "M", PERSISTENCE
+      "data": [{"key": "fence", "value": 32}, {"key": "short", "value": "v", "ttl_ms": 300}]}],
+    "clients": [{"name": "A", "profile": "single-instance", "nodes": ["M"], "steps": [
+      {"do": "command", "at_ms": 200, "node": "M", "args": ["GET", "short"]},
+      {"do": "command", "at_ms": 400, "node": "M", "args": ["GET", "short"]},
+      {"do": "command", "at_ms": 1000, "node": "M", "args": ["GET", "fence"]}]}],
+    "faults": [{"kind": "crash", "at_ms": 500, "target": "M", "restart_after_ms": 100}]})";
+  auto replies = [&](const std::string& persistence) {
+    std::string file = text;
+    file.replace(file.find("PERSISTENCE"), 11, persistence);
+    const ScenarioResult result =
+        run_scenario(parse_scenario_text(file, "seeded.json"), registry_factory());
+    std::vector<std::string> out;
+    for (const CommandReplyRecord& r : result.replies)
+      out.push_back(r.reply);
+    return out;
+  };
+  EXPECT_EQ(replies(""), (std::vector<std::string>{"\"v\"", "(nil)", "(nil)"}));
+  EXPECT_EQ(replies(R"("persistence": {"mode": "aof"},)"),
+            (std::vector<std::string>{"\"v\"", "(nil)", "\"32\""}));
+  EXPECT_EQ(replies(R"("persistence": {"mode": "rdb"},)"),
+            (std::vector<std::string>{"\"v\"", "(nil)", "\"32\""}));
+}
+
 TEST(Runner, CrashEndsKeyLifetimes) {
   const ScenarioResult result = run_file("crash-restart-without-persistence");
   bool crashed = false;

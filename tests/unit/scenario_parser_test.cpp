@@ -138,6 +138,29 @@ TEST(ScenarioParser, CommandStepsAndExpectedReplies) {
             "s.json: $.expect.replies[0].client: no client is named \"Q\"");
 }
 
+// Initial data: string or integer values, an optional TTL, on masters only, each key once.
+TEST(ScenarioParser, InitialDataOnMasters) {
+  const std::string text =
+      with(valid, "{\"name\": \"N1\"}",
+           "{\"name\": \"N1\", \"data\": [{\"key\": \"fence\", \"value\": 32}, {\"key\": "
+           "\"old\", \"value\": \"x\", \"ttl_ms\": 3000}]}");
+  const Scenario s = parse_scenario_text(text, "s.json");
+  ASSERT_EQ(s.nodes[0].data.size(), 2u);
+  EXPECT_EQ(s.nodes[0].data[0].value, "32");
+  EXPECT_FALSE(s.nodes[0].data[0].ttl_ms.has_value());
+  EXPECT_EQ(s.nodes[0].data[1].ttl_ms, 3000);
+  const std::string written = write_scenario(s);
+  EXPECT_EQ(write_scenario(parse_scenario_text(written, "written")), written);
+  EXPECT_EQ(parse_scenario_text(written, "written").nodes[0].data[1].value, "x");
+  EXPECT_EQ(error_of(with(text, "\"key\": \"old\"", "\"key\": \"fence\"")),
+            "s.json: $.nodes[0].data[1].key: duplicate key \"fence\"");
+  EXPECT_EQ(
+      error_of(with(valid, "\"replica_of\": \"N1\",",
+                    "\"replica_of\": \"N1\", \"data\": [{\"key\": \"k\", \"value\": \"v\"}],")),
+      "s.json: $.nodes[2].data: a replica starts in sync with its master: put the data on "
+      "the master");
+}
+
 // Unknown fields, wrong enums, impossible values and dangling references are all caught.
 // expect.probes and expect.not_probes name probes the runner has: a misspelt one would silently
 // never fire (or never fail), so it is refused with the list.
