@@ -1,5 +1,7 @@
 #include "api/exploration.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -85,12 +87,15 @@ std::vector<ShrunkFinding> shrink_findings(const Scenario& base, const ExploreCo
                                            const std::vector<Finding>& findings, std::size_t count,
                                            uint32_t runs_max, const LockFactory& factory,
                                            const RunWorkers& workers, unsigned jobs) {
-  const std::size_t to_shrink = std::min(findings.size(), count);
+  std::vector<std::size_t> order = shrink_order(findings, count);
+  std::sort(order.begin(), order.end());  // the chosen ones, reported in finding order
+  const std::size_t to_shrink = order.size();
   std::vector<ShrunkFinding> shrunk(to_shrink);
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (std::size_t i = next.fetch_add(1); i < to_shrink; i = next.fetch_add(1)) {
-      const Finding& f = findings[i];
+      const Finding& f = findings[order[i]];
+      shrunk[i].index = order[i];
       // Shrinking starts from the seed's faults of the involved classes only.
       const Scenario failing = scenario_for_seed(base, f.first_seed, config, f.involved);
       shrunk[i].finding = f;

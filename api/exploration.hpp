@@ -53,13 +53,15 @@ Explored explore_seeds(const Scenario& base, const ExploreConfig& config, const 
 
 struct ShrunkFinding {
   Finding finding;
+  std::size_t index = 0;                   // its position among the findings
   ShrinkResult shrunk;                     // its scenario named and described after the finding
   std::size_t faults_before = 0;           // the seed's run: the base's faults and the plan's
   std::vector<FaultClass> classes_before;  // of the scenario shrinking started from
 };
 
-// Shrinks the first `count` findings (in parallel, results in finding order), each from its
-// first seed's faults of the involved classes only.
+// Shrinks up to `count` findings, distinct ones first (shrink_order: a finding whose classes all
+// appear in an earlier finding of the same checker waits), in parallel, results in finding order;
+// each from its first seed's faults of the involved classes only.
 std::vector<ShrunkFinding> shrink_findings(const Scenario& base, const ExploreConfig& config,
                                            const std::vector<Finding>& findings, std::size_t count,
                                            uint32_t runs_max, const LockFactory& factory,
@@ -88,7 +90,7 @@ struct ExploreOptions {
 struct ExploreReport {
   Explored explored;
   std::vector<Finding> findings;      // first seen first
-  std::vector<ShrunkFinding> shrunk;  // the first shrink_max findings, shrunk
+  std::vector<ShrunkFinding> shrunk;  // up to shrink_max findings, distinct first, shrunk
 };
 
 ExploreReport explore(const Scenario& base, const LockFactory& factory,

@@ -30,7 +30,7 @@ void run_matrix_cells(std::vector<MatrixCellJob>& cells, uint32_t seeds, const L
   auto worker = [&] {
     for (std::size_t i = next.fetch_add(1); i < cells.size(); i = next.fetch_add(1)) {
       MatrixCellJob& job = cells[i];
-      job.cell = run_matrix_cell(*job.base, *job.lock, *job.column, seeds, factory);
+      job.cell = run_matrix_cell(*job.base, *job.lock, *job.column, seeds, factory, job.bounds);
       if (on_done) on_done();
     }
   };
@@ -43,7 +43,7 @@ void write_matrix_counterexample(MatrixCellJob& job, const std::string& dir,
   const bool mx = job.cell.first_mx_seed != 0;
   const uint64_t seed = mx ? job.cell.first_mx_seed : job.cell.first_rs_seed;
   if (seed == 0) return;
-  const ExploreConfig config = matrix_config(*job.column);
+  const ExploreConfig config = matrix_config(*job.column, job.bounds);
   const Scenario failing = scenario_for_seed(*job.base, seed, config);
   ShrinkResult shrunk = shrink_scenario(failing, mx ? "mutual_exclusion" : "resource_safety",
                                         factory, ShrinkOptions{.runs_max = 400});

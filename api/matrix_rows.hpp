@@ -23,6 +23,7 @@ struct MatrixCellJob {
   const Scenario* base = nullptr;
   const MatrixColumn* column = nullptr;
   MatrixCell cell;
+  ExploreBounds bounds;  // the fault bounds (explore's and matrix's shared bound flags)
 };
 
 // Runs every job's cell (seeds 1..seeds), `jobs` at a time; `on_done` (optional) is called

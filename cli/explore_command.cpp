@@ -19,6 +19,7 @@
 
 #include "api/exploration.hpp"
 #include "api/lock_wiring.hpp"
+#include "cli/bound_flags.hpp"
 #include "cli/command.hpp"
 #include "cli/options.hpp"
 #include "cli/shard.hpp"
@@ -91,26 +92,12 @@ bool write_text(const std::filesystem::path& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-// Validates the bound flags and reads --class-on N/D into the bounds.
+// Validates the bound flags (shared with matrix) and explore's own two, and reads --class-on N/D
+// into the bounds.
 std::optional<int> check_bounds(ExploreBounds& bounds, const std::string& class_on) {
-  constexpr int64_t time_max = 1'000'000'000'000;
-  const std::pair<const char*, int64_t> times[] = {
-      {"window-ms", bounds.window_ms},
-      {"clock-step-max-ms", bounds.clock_step_ms_max},
-      {"pause-max-ms", bounds.pause_ms_max},
-      {"down-max-ms", bounds.down_ms_max},
-      {"partition-max-ms", bounds.partition_ms_max},
-      {"message-delay-max-ms", bounds.message_delay_ms_max}};
-  for (const auto& [flag, value] : times) {
-    if (value < 0 || value > time_max) {
-      return bad_input(std::string("explore: --") + flag + " must be in [0, 1000000000000]");
-    }
-  }
+  if (auto failed = check_bound_flags("explore", bounds)) return failed;
   if (bounds.faults_per_class_max < 1 || bounds.faults_per_class_max > 16) {
     return bad_input("explore: --faults-per-class must be in [1, 16]");
-  }
-  if (bounds.clock_rate_ppm_max < 1 || bounds.clock_rate_ppm_max > 999'999) {
-    return bad_input("explore: --clock-rate-max-ppm must be in [1, 999999]");
   }
   unsigned long numerator = 0;
   unsigned long denominator = 0;
@@ -274,28 +261,15 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
       "shard", po::value<std::string>(&shard_flag),
       "run only shard K of N (0-based) of the seeds and write the partial result to --out; "
       "'redlock-sim merge' combines the shards (docs/scale-out.md)");
-  // The swarm's bounds. A time bound of 0 means half the scenario's duration.
-  po::options_description bound_options(
-      "Bounds of what the swarm draws (times in ms; a time of 0: half the run)");
+  // The swarm's bounds: the ones matrix shares, and the swarm's own two.
   ExploreBounds& bounds = config.bounds;
   std::string class_on = "1/2";
-  bound_options.add_options()("window-ms", po::value<int64_t>(&bounds.window_ms)->default_value(0),
-                              "faults start in [0, window) (0: anywhere in the run)")(
-      "faults-per-class", po::value<uint32_t>(&bounds.faults_per_class_max)->default_value(2),
-      "at most this many faults of a class that is on (1 to 16)")(
+  po::options_description bound_options = bound_flags(bounds);
+  bound_options.add_options()("faults-per-class",
+                              po::value<uint32_t>(&bounds.faults_per_class_max)->default_value(2),
+                              "at most this many faults of a class that is on (1 to 16)")(
       "class-on", po::value<std::string>(&class_on)->default_value("1/2"),
-      "probability N/D that a class is on in a seed")(
-      "clock-step-max-ms", po::value<int64_t>(&bounds.clock_step_ms_max)->default_value(0),
-      "largest clock step, either sign")(
-      "clock-rate-max-ppm", po::value<int64_t>(&bounds.clock_rate_ppm_max)->default_value(50'000),
-      "largest clock rate error, either sign (1 to 999999)")(
-      "pause-max-ms", po::value<int64_t>(&bounds.pause_ms_max)->default_value(0), "longest pause")(
-      "down-max-ms", po::value<int64_t>(&bounds.down_ms_max)->default_value(0),
-      "longest time a crashed process stays down")(
-      "partition-max-ms", po::value<int64_t>(&bounds.partition_ms_max)->default_value(0),
-      "longest partition")("message-delay-max-ms",
-                           po::value<int64_t>(&bounds.message_delay_ms_max)->default_value(0),
-                           "longest time a message is held");
+      "probability N/D that a class is on in a seed");
   options.add(bound_options);
   po::variables_map values;
   if (auto done = parse_with_file(
@@ -473,11 +447,17 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
     return exit_ok;
   }
   std::printf("%zu distinct violation(s):\n", findings.size());
-  // Shrink the first findings, in parallel, keeping the output in finding order.
-  const std::size_t to_shrink = std::min<std::size_t>(findings.size(), shrink_max);
+  // Shrink up to --shrink-max findings, distinct ones first, in parallel, keeping the output in
+  // finding order.
   const LockFactory factory = registry_lock_factory();
-  std::vector<ShrunkFinding> shrunk =
-      shrink_findings(base, config, findings, to_shrink, shrink_runs, factory, worker_pool(), jobs);
+  std::vector<ShrunkFinding> shrunk_list =
+      shrink_findings(base, config, findings, shrink_max, shrink_runs, factory, worker_pool(), jobs);
+  std::vector<ShrunkFinding> shrunk(findings.size());
+  std::vector<bool> chosen(findings.size(), false);
+  for (ShrunkFinding& s : shrunk_list) {
+    chosen[s.index] = true;
+    shrunk[s.index] = std::move(s);
+  }
 
   if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
   std::map<std::string, std::size_t> minimal_shapes;  // checker|classes -> first finding (1-based)
@@ -494,7 +474,7 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
                                                         {"occurrences", f.occurrences},
                                                         {"first_seed", f.first_seed},
                                                         {"shrunk", nullptr}});
-    if (i >= to_shrink) continue;
+    if (!chosen[i]) continue;
     ShrunkFinding& s = shrunk[i];
     Scenario& scenario = s.shrunk.scenario;
     std::printf("    shrunk in %u runs: %zu -> %zu fault(s), %zu client(s), %zu node(s)%s\n",

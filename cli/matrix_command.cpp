@@ -17,6 +17,7 @@
 
 #include "api/lock_wiring.hpp"
 #include "api/matrix_rows.hpp"
+#include "cli/bound_flags.hpp"
 #include "cli/command.hpp"
 #include "cli/options.hpp"
 #include "cli/real_wiring.hpp"
@@ -280,6 +281,9 @@ int matrix_main(const std::vector<std::string>& arguments, const MergeRequest* m
       "shard", po::value<std::string>(&shard_flag),
       "run only shard K of N (0-based) of the cells and write the partial result to --out; "
       "'redlock-sim merge' combines the shards (docs/scale-out.md)");
+  // The same bounds as explore's (a column turns all its classes on, with its own count).
+  ExploreBounds bounds;
+  options.add(bound_flags(bounds));
   po::variables_map values;
   try {
     parse_flags(arguments, options, values);
@@ -299,6 +303,7 @@ int matrix_main(const std::vector<std::string>& arguments, const MergeRequest* m
   }
   if (seeds == 0 || seeds > 100'000) return bad_input("matrix: --seeds must be in [1, 100000]");
   if (jobs_count == 0 || jobs_count > 256) return bad_input("matrix: --jobs must be in [1, 256]");
+  if (auto failed = check_bound_flags("matrix", bounds)) return *failed;
   std::optional<Shard> shard;
   if (merge == nullptr && values.count("shard")) {
     shard = parse_shard(shard_flag);
@@ -380,7 +385,7 @@ int matrix_main(const std::vector<std::string>& arguments, const MergeRequest* m
   std::vector<Job> jobs;
   for (const Row& row : rows) {
     for (const MatrixColumn* column : columns)
-      jobs.push_back(Job{.lock = &row.name, .base = &row.base, .column = column});
+      jobs.push_back(Job{.lock = &row.name, .base = &row.base, .column = column, .bounds = bounds});
   }
   // The progress line is for a person watching (like explore's): not in a log or a pipe.
   const bool quiet =

@@ -84,6 +84,11 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario) {
       return "node " + node.name + " has a clock rate: clock rates cannot be staged for real";
     }
   }
+  for (const NodeSpec& node : scenario.nodes) {
+    if (!node.data.empty()) {
+      return "node " + node.name + " has initial data: not staged for real yet";
+    }
+  }
   for (const ClientSpec& client : scenario.clients) {
     if (!(client.clock.rate == Rate::one())) {
       return "client " + client.name + " has a clock rate: clock rates cannot be staged for real";
@@ -91,6 +96,11 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario) {
     if (client.workload && client.workload->extend_every_ms > 0) {
       return "client " + client.name +
              "'s workload extends (extend_every_ms): not staged for real yet";
+    }
+    for (const StepSpec& step : client.steps) {
+      if (step.kind == StepKind::command) {
+        return "client " + client.name + " has a command step: not staged for real yet";
+      }
     }
   }
   const std::vector<std::string>& sentinels = scenario.failover.sentinels;
@@ -981,6 +991,8 @@ void RealWorld::advance_steps(ClientRun& c) {
       break;
     case StepKind::stop_if_expired:
       send(c, "check");
+      break;
+    case StepKind::command:  // refused before the run (unstageable_reason)
       break;
   }
 }

@@ -155,7 +155,8 @@ nlohmann::json data_json(const html::Model& model) {
     const auto owner = model.owner_of_token.find(k.value);
     keys.push_back({k.node, owner == model.owner_of_token.end() ? -1 : int(owner->second),
                     us_of(k.start), model.end_us(k.end), k.end_reason,
-                    k.expire_at_ms ? json(*k.expire_at_ms - default_epoch_ms) : json()});
+                    k.expire_at_ms ? json(*k.expire_at_ms - default_epoch_ms) : json(),
+                    k.expires_from_ms ? json(*k.expires_from_ms) : json()});
   }
   json spans = json::array();
   for (const html::Span& s : model.pauses)

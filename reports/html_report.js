@@ -371,9 +371,11 @@
       parts.push(keys.length ? keys.map(function (k) {
         let text = 'holds ' + nameOf(k[1]) + "'s key";
         if (k[5] !== null) {
-          const left = k[5] * 1000 - clockAt(id, t).wall;
-          text += ', expiring in ' + msText(left) + ' ms by its own wall clock';
+          // Redis's now > when: the key reads as missing from when + 1 on the node's clock.
+          const left = (k[5] + 1) * 1000 - clockAt(id, t).wall;
+          text += ', missing in ' + msText(left) + ' ms by its own wall clock (when = ' + k[5] + ')';
         }
+        if (k[6] !== null) text += '; expires from ' + k[6] + ' ms true time';
         return text;
       }).join('; ') : 'no lock key');
     } else if (role === 'resource') {

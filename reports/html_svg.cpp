@@ -154,11 +154,20 @@ std::string keys(const Model& model) {
     const int c = known ? model.colour_of(owner->second) : -1;
     std::string info = "node " + name_of(model, k.node) + " held '" + k.key +
                        "' = " + (known ? name_of(model, owner->second) + "'s token" : k.value) +
-                       " from " + ms_text(us_of(k.start)) + " to " + ms_text(model.end_us(k.end)) +
-                       " ms true time (" + k.end_reason + ")";
-    if (k.expire_at_ms) {
-      info += "; expiry at " + std::to_string(*k.expire_at_ms - default_epoch_ms) +
-              " ms on the node's own wall clock";
+                       " from " + ms_text(us_of(k.start)) + " ms true time";
+    // An expired key: the first millisecond the node reads it as missing (now > when).
+    if (k.expires_from_ms) {
+      info += ", expires from " + std::to_string(*k.expires_from_ms) +
+              " ms (its wall clock passed when = " +
+              std::to_string(*k.expire_at_ms - default_epoch_ms) + ")";
+    } else {
+      info += " to " + ms_text(model.end_us(k.end)) + " ms (" + k.end_reason + ")";
+    }
+    if (k.expire_at_ms && !k.expires_from_ms) {
+      const int64_t when = *k.expire_at_ms - default_epoch_ms;
+      info += "; when = " + std::to_string(when) +
+              " ms on the node's own wall clock (it reads as missing from " +
+              std::to_string(when + 1) + ")";
     }
     out +=
         "<g class=\"key\"" + attr("data-node", name_of(model, k.node)) +
@@ -197,8 +206,9 @@ std::string mark_label(const Model& model, const Mark& m) {
   for (const KeyLifetime& k : model.result->keys) {
     if (k.node != m.process || k.end_reason != "expired" || us_of(k.end) != m.at_us) continue;
     const auto owner = model.owner_of_token.find(k.value);
-    if (owner == model.owner_of_token.end()) return m.label + ": its key expires";
-    return m.label + ": " + name_of(model, owner->second) + "'s key expires";
+    const std::string from = " from " + std::to_string(k.expires_from_ms.value_or(0));
+    if (owner == model.owner_of_token.end()) return m.label + ": its key expires" + from;
+    return m.label + ": " + name_of(model, owner->second) + "'s key expires" + from;
   }
   return m.label;
 }

@@ -30,7 +30,7 @@ nlohmann::json result_json(const ScenarioResult& result) {
     entry["length_ms"] = (v.end - v.start).ms_floor();
     violations.push_back(std::move(entry));
   }
-  return json{
+  json out = json{
       {"scenario", result.scenario},
       {"seed", result.seed},
       {"verdicts",
@@ -49,6 +49,19 @@ nlohmann::json result_json(const ScenarioResult& result) {
         {"longest_time_to_acquire_ms", optional_ms(result.liveness_detail.longest_time_to_acquire)},
         {"longest_unavailability_ms",
          optional_ms(result.liveness_detail.longest_unavailability)}}}};
+  // Only a file with command steps has replies, so other results keep DESIGN.md §7's fields.
+  if (!result.replies.empty()) {
+    json replies = json::array();
+    for (const CommandReplyRecord& r : result.replies) {
+      replies.push_back({{"client", result.processes.at(r.client).name},
+                         {"node", r.node},
+                         {"command", r.command},
+                         {"at_ms", r.sent_at.ms_floor()},
+                         {"reply", r.reply}});
+    }
+    out["replies"] = std::move(replies);
+  }
+  return out;
 }
 
 std::string result_json_text(const ScenarioResult& result) {

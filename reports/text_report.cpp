@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "reports/story.hpp"
 #include "sim/kernel/simulator.hpp"
@@ -44,12 +45,36 @@ std::string story_line(const ScenarioResult& result, const StoryEvent& e, std::s
                 static_cast<int>(width), name_of(result, e.process).c_str(), e.text.c_str());
 }
 
-// The story of the first violation: the grants involved, the faults before it, the outcome.
+// The story of the first violation: the grants involved, the faults before it, the outcome, and
+// where the keys of the grants involved expired (the first millisecond a node reads each as
+// missing, "expires from T"), up to the violation's end.
 std::string violation_story(const ScenarioResult& result, const Violation& v) {
   const std::size_t width = name_width(result);
-  std::string out;
+  std::map<std::string, ProcessId> owner_of_token;
+  for (const GrantRecord& g : result.history.grants()) {
+    if (std::find(v.grants.begin(), v.grants.end(), g.grant_id) != v.grants.end()) {
+      owner_of_token[g.token] = g.client;
+    }
+  }
+  std::vector<std::pair<int64_t, std::string>> lines;  // (true ms, line), stable by time
   for (const StoryEvent* e : violation_story_events(result, v))
-    out += story_line(result, *e, width);
+    lines.emplace_back(e->at.ms_floor(), story_line(result, *e, width));
+  for (const KeyLifetime& k : result.keys) {
+    const auto owner = owner_of_token.find(k.value);
+    if (!k.expires_from_ms || owner == owner_of_token.end() || k.end > v.end) continue;
+    const std::string text = name_of(result, owner->second) + "'s key " + k.key + " expires from " +
+                             std::to_string(*k.expires_from_ms) + " (its clock passed when = " +
+                             std::to_string(*k.expire_at_ms - default_epoch_ms) + ")";
+    lines.emplace_back(
+        *k.expires_from_ms,
+        format("  %9lld ms  %-*s  %s\n", static_cast<long long>(*k.expires_from_ms),
+               static_cast<int>(width), name_of(result, k.node).c_str(), text.c_str()));
+  }
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out;
+  for (const auto& [at_ms, line] : lines)
+    out += line;
   return out;
 }
 
@@ -172,12 +197,19 @@ std::string timeline_text(const ScenarioResult& result) {
   out +=
       "\nKey lifetimes on the nodes (true time; each node expires keys on its own wall clock):\n";
   for (const KeyLifetime& k : result.keys) {
-    const std::string end =
-        k.end_reason == "run_end" ? "end of run" : std::to_string(k.end.ms_floor());
+    // An expired key's end is the first millisecond it reads as missing (the catalogue's
+    // "expires from T"), not the millisecond its drifting clock passed `when` in.
+    const std::string end = k.end_reason == "run_end" ? "end of run"
+                            : k.expires_from_ms       ? std::to_string(*k.expires_from_ms)
+                                                      : std::to_string(k.end.ms_floor());
     const std::string value = k.value.size() > 8 ? k.value.substr(0, 8) + "..." : k.value;
+    const std::string reason = k.expires_from_ms
+                                   ? "expires from " + end + " (its clock passed when = " +
+                                         std::to_string(*k.expire_at_ms - default_epoch_ms) + ")"
+                                   : k.end_reason;
     out += format("  %-*s %-10s %-12s [%lld, %s) ms  %s\n", static_cast<int>(width),
                   name_of(result, k.node).c_str(), k.key.c_str(), value.c_str(),
-                  static_cast<long long>(k.start.ms_floor()), end.c_str(), k.end_reason.c_str());
+                  static_cast<long long>(k.start.ms_floor()), end.c_str(), reason.c_str());
   }
   return out;
 }

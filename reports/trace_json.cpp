@@ -125,7 +125,8 @@ void run_items(std::ostream& out, const ScenarioResult& result, const char* whic
              {"start_ns", k.start.ns()},
              {"end_ns", end_ns(k.end)},
              {"end_reason", k.end_reason},
-             {"expire_at_ms", k.expire_at_ms ? json(*k.expire_at_ms) : json()}});
+             {"expire_at_ms", k.expire_at_ms ? json(*k.expire_at_ms) : json()},
+             {"expires_from_ms", k.expires_from_ms ? json(*k.expires_from_ms) : json()}});
   } else if (what == "grants") {
     for (const GrantRecord& g : result.history.grants())
       items({{"grant", g.grant_id},

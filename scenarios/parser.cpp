@@ -267,6 +267,29 @@ NodeSpec read_node(const json& value, const std::string& path, const std::string
   node.min_replicas_to_write = r.integer("min_replicas_to_write", 0, 100, 0);
   node.min_replicas_max_lag_s = r.integer("min_replicas_max_lag_s", 0, 3600, 10);
   node.replica_priority = r.integer("replica_priority", 0, 1000, 100);
+  if (r.has("data")) {
+    if (node.role == "replica") {
+      r.fail(r.at("data"), "a replica starts in sync with its master: put the data on the master");
+    }
+    const json& list = r.array("data");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      Reader d(list[i], r.at("data") + "[" + std::to_string(i) + "]", file);
+      InitialKey key;
+      key.key = d.string("key");
+      const json* value = d.find("value");
+      if (value != nullptr && value->is_number_integer()) {
+        key.value = std::to_string(d.integer("value", -time_ms_max, time_ms_max));
+      } else {
+        key.value = d.string("value");
+      }
+      key.ttl_ms = d.optional_integer("ttl_ms", 1, time_ms_max);
+      d.finish();
+      for (const InitialKey& earlier : node.data) {
+        if (earlier.key == key.key) d.fail(d.at("key"), "duplicate key \"" + key.key + "\"");
+      }
+      node.data.push_back(std::move(key));
+    }
+  }
   r.finish();
   return node;
 }
@@ -317,10 +340,10 @@ StepSpec read_step(const json& value, const std::string& path, const std::string
   Reader r(value, path, file);
   StepSpec step;
   const std::string kind = r.one_of("do", {"acquire", "release", "extend", "read", "write",
-                                           "increment", "sleep", "stop_if_expired"});
+                                           "increment", "sleep", "stop_if_expired", "command"});
   for (StepKind k :
        {StepKind::acquire, StepKind::release, StepKind::extend, StepKind::read, StepKind::write,
-        StepKind::increment, StepKind::sleep, StepKind::stop_if_expired}) {
+        StepKind::increment, StepKind::sleep, StepKind::stop_if_expired, StepKind::command}) {
     if (kind == step_kind_name(k)) step.kind = k;
   }
   step.at_ms = r.optional_integer("at_ms", 0, time_ms_max);
@@ -330,8 +353,13 @@ StepSpec read_step(const json& value, const std::string& path, const std::string
   if (step.kind == StepKind::write)
     step.value = r.optional_integer("value", -time_ms_max, time_ms_max);
   if (step.kind == StepKind::read || step.kind == StepKind::write ||
-      step.kind == StepKind::increment) {
+      step.kind == StepKind::increment || step.kind == StepKind::command) {
     step.timeout_ms = r.integer("timeout_ms", 1, time_ms_max, 1'000);
+  }
+  if (step.kind == StepKind::command) {
+    step.node = r.string("node");
+    step.args = r.strings("args");
+    if (step.args.empty()) r.fail(r.at("args"), "expected the command, e.g. [\"GET\", \"lock\"]");
   }
   r.finish();
   return step;
@@ -548,6 +576,30 @@ Expectations read_expect(const json& value, const std::string& path, const std::
     }
   }
   expect.unavailability_max_ms = r.optional_integer("unavailability_max_ms", 0, time_ms_max);
+  if (r.has("grants")) {
+    const json& list = r.array("grants");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      Reader g(list[i], r.at("grants") + "[" + std::to_string(i) + "]", file);
+      ExpectedGrant grant;
+      grant.client = g.string("client");
+      grant.at_ms = g.integer("at_ms", 0, time_ms_max);
+      grant.validity_ms = g.optional_integer("validity_ms", 0, time_ms_max);
+      g.finish();
+      expect.grants.push_back(std::move(grant));
+    }
+  }
+  if (r.has("replies")) {
+    const json& list = r.array("replies");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      Reader e(list[i], r.at("replies") + "[" + std::to_string(i) + "]", file);
+      ExpectedReply reply;
+      reply.client = e.string("client");
+      reply.at_ms = e.integer("at_ms", 0, time_ms_max);
+      reply.reply = e.string("reply");
+      e.finish();
+      expect.replies.push_back(std::move(reply));
+    }
+  }
   r.finish();
   return expect;
 }
@@ -659,6 +711,26 @@ void check_references(const Scenario& s, const std::string& file, const ProfileC
           file, path, "no process (node, client, sentinel or resource) is named \"" + name + "\"");
     }
   };
+  for (std::size_t i = 0; i < s.clients.size(); ++i) {
+    for (std::size_t j = 0; j < s.clients[i].steps.size(); ++j) {
+      if (s.clients[i].steps[j].kind != StepKind::command) continue;
+      node_ref(s.clients[i].steps[j].node,
+               "$.clients[" + std::to_string(i) + "].steps[" + std::to_string(j) + "].node");
+    }
+  }
+  for (const char* key : {"grants", "replies"}) {
+    const bool grants = std::string(key) == "grants";
+    const std::size_t count = grants ? s.expect.grants.size() : s.expect.replies.size();
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::string& name = grants ? s.expect.grants[i].client : s.expect.replies[i].client;
+      if (std::none_of(s.clients.begin(), s.clients.end(),
+                       [&](const ClientSpec& c) { return c.name == name; })) {
+        throw ScenarioError(file,
+                            "$.expect." + std::string(key) + "[" + std::to_string(i) + "].client",
+                            "no client is named \"" + name + "\"");
+      }
+    }
+  }
   for (std::size_t i = 0; i < s.nodes.size(); ++i) {
     if (!s.nodes[i].replica_of.empty()) {
       const std::string path = "$.nodes[" + std::to_string(i) + "].replica_of";

@@ -55,6 +55,11 @@ json node_json(const NodeSpec& node) {
   json clock = clock_json(node.clock);
   if (!clock.empty()) out["clock"] = clock;
   if (node.min_replicas_to_write != 0) out["min_replicas_to_write"] = node.min_replicas_to_write;
+  for (const InitialKey& k : node.data) {
+    json key = {{"key", k.key}, {"value", k.value}};
+    if (k.ttl_ms) key["ttl_ms"] = *k.ttl_ms;
+    out["data"].push_back(key);
+  }
   if (node.min_replicas_max_lag_s != 10)
     out["min_replicas_max_lag_s"] = node.min_replicas_max_lag_s;
   if (node.replica_priority != 100) out["replica_priority"] = node.replica_priority;
@@ -67,8 +72,12 @@ json step_json(const StepSpec& step) {
   if (step.kind == StepKind::sleep) out["ms"] = step.duration_ms;
   if (step.kind == StepKind::write && step.value) out["value"] = *step.value;
   const bool resource_step = step.kind == StepKind::read || step.kind == StepKind::write ||
-                             step.kind == StepKind::increment;
+                             step.kind == StepKind::increment || step.kind == StepKind::command;
   if (resource_step && step.timeout_ms != 1'000) out["timeout_ms"] = step.timeout_ms;
+  if (step.kind == StepKind::command) {
+    out["node"] = step.node;
+    out["args"] = step.args;
+  }
   return out;
 }
 
@@ -183,6 +192,13 @@ json expect_json(const Expectations& e) {
   if (!e.probes.empty()) out["probes"] = e.probes;
   if (!e.not_probes.empty()) out["not_probes"] = e.not_probes;
   if (e.unavailability_max_ms) out["unavailability_max_ms"] = *e.unavailability_max_ms;
+  for (const ExpectedGrant& g : e.grants) {
+    json grant = {{"client", g.client}, {"at_ms", g.at_ms}};
+    if (g.validity_ms) grant["validity_ms"] = *g.validity_ms;
+    out["grants"].push_back(grant);
+  }
+  for (const ExpectedReply& e2 : e.replies)
+    out["replies"].push_back({{"client", e2.client}, {"at_ms", e2.at_ms}, {"reply", e2.reply}});
   return out;
 }
 

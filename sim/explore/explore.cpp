@@ -142,4 +142,23 @@ std::vector<Finding> collect_findings(const Scenario& base,
   return findings;
 }
 
+std::vector<std::size_t> shrink_order(const std::vector<Finding>& findings,
+                                      std::size_t shrink_max) {
+  std::vector<std::size_t> distinct;
+  std::vector<std::size_t> repeats;
+  std::map<std::string, std::set<FaultClass>> classes_of_checker;
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    const Finding& f = findings[i];
+    const auto known = classes_of_checker.find(f.checker);
+    bool repeat = known != classes_of_checker.end();
+    for (FaultClass c : f.involved)
+      repeat = repeat && known->second.count(c) != 0;
+    (repeat ? repeats : distinct).push_back(i);
+    classes_of_checker[f.checker].insert(f.involved.begin(), f.involved.end());
+  }
+  distinct.insert(distinct.end(), repeats.begin(), repeats.end());
+  if (distinct.size() > shrink_max) distinct.resize(shrink_max);
+  return distinct;
+}
+
 }  // namespace redlock_sim

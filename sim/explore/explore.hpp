@@ -71,6 +71,13 @@ struct Finding {
 std::vector<Finding> collect_findings(const Scenario& base,
                                       const std::vector<SeedOutcome>& outcomes);
 
+// The findings to shrink, at most `shrink_max`, in the order to shrink them: the distinct ones
+// first, then those that repeat earlier ones, each group in finding order. A finding repeats
+// earlier ones when an earlier finding has its checker and every fault class it involves is
+// involved in an earlier finding of its checker (it combines causes already found); a shrink
+// budget spent on those would leave a finding of a new class unshrunk.
+std::vector<std::size_t> shrink_order(const std::vector<Finding>& findings, std::size_t shrink_max);
+
 // The scenario that reproduces one seed's run: the base plus that seed's faults (only those of
 // the `involved` classes when given).
 Scenario scenario_for_seed(const Scenario& base, uint64_t seed, const ExploreConfig& config);

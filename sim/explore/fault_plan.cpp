@@ -1,6 +1,7 @@
 #include "sim/explore/fault_plan.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include "sim/kernel/random.hpp"
 
@@ -185,13 +186,30 @@ struct Drawer {
 
 }  // namespace
 
-namespace {
-ExploreBounds resolved(const ExploreBounds& bounds, const Scenario& base) {
+int64_t scenario_ttl_ms(const Scenario& base) {
+  int64_t ttl_ms = 0;
+  for (const ClientSpec& client : base.clients) {
+    int64_t client_ttl_ms = default_ttl_ms;
+    for (const char* key : {"lease_ms", "ttl_ms"}) {
+      const auto found = client.params.find(key);
+      if (found == client.params.end()) continue;
+      const int64_t* value = std::get_if<int64_t>(&found->second);
+      if (value != nullptr && *value > 0) client_ttl_ms = *value;
+    }
+    ttl_ms = std::max(ttl_ms, client_ttl_ms);
+  }
+  return ttl_ms > 0 ? ttl_ms : default_ttl_ms;
+}
+
+ExploreBounds resolve_bounds(const ExploreBounds& bounds, const Scenario& base) {
   ExploreBounds out = bounds;
   const int64_t half = std::max<int64_t>(base.limits.duration_ms / 2, 1);
+  // Twice the TTL: a pause, a restart or a held message longer than the TTL is what breaks a
+  // lock, and a bound of half a 60 s run let 30 s faults dominate a 10 s lock's findings.
+  const int64_t relative = std::min(half, 2 * std::min(scenario_ttl_ms(base), half));
   for (int64_t* bound : {&out.clock_step_ms_max, &out.pause_ms_max, &out.down_ms_max,
                          &out.partition_ms_max, &out.message_delay_ms_max}) {
-    if (*bound <= 0) *bound = half;
+    if (*bound <= 0) *bound = relative;
   }
   // Faults must start inside the run (the parser refuses others), so the window is clamped.
   if (out.window_ms <= 0 || out.window_ms > base.limits.duration_ms) {
@@ -199,11 +217,10 @@ ExploreBounds resolved(const ExploreBounds& bounds, const Scenario& base) {
   }
   return out;
 }
-}  // namespace
 
 FaultPlan draw_fault_plan(const Scenario& base, uint64_t seed,
                           const std::vector<FaultClass>& enabled, const ExploreBounds& requested) {
-  const ExploreBounds bounds = resolved(requested, base);
+  const ExploreBounds bounds = resolve_bounds(requested, base);
   FaultPlan plan;
   std::vector<FaultClass> classes = enabled;
   std::sort(classes.begin(), classes.end());

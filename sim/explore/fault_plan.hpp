@@ -42,8 +42,8 @@ std::optional<FaultClass> fault_class_of(const Scenario& scenario, const FaultSp
 // The classes of a scenario's faults, in class order, each once.
 std::vector<FaultClass> fault_classes_of(const Scenario& scenario);
 
-// Bounds on what the swarm draws; users set them (explore flags). A time bound of 0 means "half
-// the scenario's duration", so that faults fit inside the run and can be outlived.
+// Bounds on what the swarm draws; users set them (the bound flags of explore and matrix). A
+// time bound of 0 means "twice the scenario's TTL, at most half the run" (resolve_bounds).
 struct ExploreBounds {
   int64_t window_ms = 0;  // faults start in [0, window); 0 or past the end: the whole run
   uint32_t faults_per_class_max = 2;
@@ -62,6 +62,17 @@ struct FaultPlan {
   std::vector<FaultSpec> faults;
   std::vector<FaultClass> fault_classes;  // the class of each fault, parallel to `faults`
 };
+
+// The TTL the default bounds are relative to: the largest `ttl_ms` (else `lease_ms`) a client's
+// params set, above 0; a client that sets neither counts as `default_ttl_ms` (10 s, the TTL of the
+// catalogue's Redlock and of most libraries' examples).
+inline constexpr int64_t default_ttl_ms = 10'000;
+int64_t scenario_ttl_ms(const Scenario& base);
+
+// The bounds draw_fault_plan uses: every time bound of 0 becomes twice the scenario's TTL, at
+// most half the run (so that faults fit inside it and can be outlived), at least 1 ms; the window
+// is clamped to the run.
+ExploreBounds resolve_bounds(const ExploreBounds& bounds, const Scenario& base);
 
 FaultPlan draw_fault_plan(const Scenario& base, uint64_t seed,
                           const std::vector<FaultClass>& enabled, const ExploreBounds& bounds);

@@ -84,9 +84,10 @@ Scenario matrix_base(const std::string& lock, const MatrixTopology& topology) {
   return s;
 }
 
-ExploreConfig matrix_config(const MatrixColumn& column) {
+ExploreConfig matrix_config(const MatrixColumn& column, const ExploreBounds& bounds) {
   ExploreConfig config;
   config.classes = column.classes;
+  config.bounds = bounds;
   config.bounds.on_numerator = 1;  // every class of the column, in every seed
   config.bounds.on_denominator = 1;
   config.bounds.faults_per_class_max = column.faults_per_class_max;
@@ -94,9 +95,10 @@ ExploreConfig matrix_config(const MatrixColumn& column) {
 }
 
 MatrixCell run_matrix_cell(const Scenario& base, const std::string& lock,
-                           const MatrixColumn& column, uint32_t seeds, const LockFactory& factory) {
+                           const MatrixColumn& column, uint32_t seeds, const LockFactory& factory,
+                           const ExploreBounds& bounds) {
   MatrixCell cell{.lock = lock, .column = column.name, .seeds = seeds};
-  const ExploreConfig config = matrix_config(column);
+  const ExploreConfig config = matrix_config(column, bounds);
   for (uint64_t seed = 1; seed <= seeds; ++seed) {
     const SeedOutcome outcome = explore_seed(base, seed, config, factory);
     if (outcome.mutual_exclusion == Verdict::violated) {

@@ -54,11 +54,14 @@ struct MatrixCell {
   std::string counterexample;  // path of the shrunk scenario, when written
 };
 
-ExploreConfig matrix_config(const MatrixColumn& column);
+// The column's classes, all on in every seed, with the column's faults per class; the time and
+// rate bounds are `bounds`' (matrix's bound flags: 0, relative to the TTL, by default).
+ExploreConfig matrix_config(const MatrixColumn& column, const ExploreBounds& bounds = {});
 
 // Runs one cell: seeds 1..seeds of the column's faults on the lock's base.
 MatrixCell run_matrix_cell(const Scenario& base, const std::string& lock,
-                           const MatrixColumn& column, uint32_t seeds, const LockFactory& factory);
+                           const MatrixColumn& column, uint32_t seeds, const LockFactory& factory,
+                           const ExploreBounds& bounds = {});
 
 // What the public catalogue says for cells of the matrix (docs/catalogue.md), to check
 // the matrix against.

@@ -38,6 +38,9 @@ void forget_process(Scenario& s, const std::string& name) {
     healed.push_back(f);
   }
   s.faults = std::move(healed);
+  // Expectations about a client that is gone go too (the final file's are replaced anyway).
+  std::erase_if(s.expect.grants, [&](const ExpectedGrant& g) { return g.client == name; });
+  std::erase_if(s.expect.replies, [&](const ExpectedReply& r) { return r.client == name; });
 }
 
 void add_fault_reductions(const Scenario& s, std::vector<Scenario>& out) {
@@ -72,6 +75,13 @@ void add_client_and_node_reductions(const Scenario& s, std::vector<Scenario>& ou
     r.nodes.erase(r.nodes.begin() + static_cast<std::ptrdiff_t>(i));
     bool usable = true;
     for (ClientSpec& c : r.clients) {
+      // Command steps on the node go with it (a client left without steps cannot).
+      if (!c.steps.empty()) {
+        std::erase_if(c.steps, [&](const StepSpec& step) {
+          return step.kind == StepKind::command && step.node == name;
+        });
+        usable = usable && !c.steps.empty();
+      }
       const auto at = std::find(c.nodes.begin(), c.nodes.end(), name);
       if (at == c.nodes.end()) continue;
       const auto index = static_cast<std::size_t>(at - c.nodes.begin());

@@ -81,6 +81,12 @@ void ClusterNode::attach_in_sync(ClusterNode& master) {
       ReplicaState{.acked_offset = offset_, .last_ack = master.monotonic_now()};
 }
 
+void ClusterNode::seed(const std::vector<SnapshotEntry>& entries) {
+  engine().restore(entries, Instant::zero(), false);
+  if (persistence_.aof_enabled()) persistence_.rewrite_aof(entries);
+  if (persistence_.rdb_enabled()) persistence_.save_rdb(entries);
+}
+
 void ClusterNode::start() {
   arm_cron();
   if (persistence_.rdb_enabled() && !rdb_armed_) {

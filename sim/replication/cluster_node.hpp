@@ -58,6 +58,9 @@ class ClusterNode : public RedisNode {
   void attach_in_sync(ClusterNode& master);
   // Arms the once-a-second cron and the RDB timer; the Cluster calls it at time zero.
   void start();
+  // Keys the node had before the run: in its keyspace and, with persistence, on its disk as
+  // durable (an RDB snapshot, or the AOF's base), as if written and saved long before.
+  void seed(const std::vector<SnapshotEntry>& entries);
   // What a stop of this kind leaves on disk, and the FIN a kill or shutdown sends to peers.
   // Call it just before Simulator::crash (Cluster::crash does).
   void prepare_stop(StopKind kind);

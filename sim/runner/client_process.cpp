@@ -233,6 +233,35 @@ Task<void> ClientProcess::do_write(std::optional<int64_t> value, int64_t timeout
   }
 }
 
+// A plain command on a node (its endpoint is after the lock's nodes and the resource: the runner
+// appends one per command step's node), its reply told and recorded.
+Task<void> ClientProcess::do_command(const StepSpec& step) {
+  const std::optional<ProcessId> target = services_.resolve(step.node);
+  NodeId endpoint = 0;
+  for (std::size_t i = endpoints().size(); i-- > 0;) {
+    if (target && endpoints()[i] == *target) {
+      endpoint = static_cast<NodeId>(i);
+      break;
+    }
+  }
+  const std::string sent = describe(Command(step.args));
+  const Instant sent_at = simulator().now();
+  tell("command", "sends " + sent + " to " + step.node);
+  const Outcome outcome =
+      co_await send(endpoint, Command(step.args), Duration::from_ms(step.timeout_ms));
+  const std::string reply = outcome.replied()                      ? describe(outcome.reply)
+                            : outcome.kind == OutcomeKind::refused ? "(refused)"
+                                                                   : "(timeout)";
+  tell("command", step.node + " replies to " + sent + ": " + reply);
+  if (services_.replies != nullptr) {
+    services_.replies->push_back({.client = id(),
+                                  .node = step.node,
+                                  .command = step.args,
+                                  .sent_at = sent_at,
+                                  .reply = reply});
+  }
+}
+
 Task<void> ClientProcess::run_steps() {
   for (const StepSpec& step : spec_.steps) {
     if (step.at_ms) co_await wait_for_true_time(Instant::from_ms(*step.at_ms));
@@ -264,6 +293,9 @@ Task<void> ClientProcess::run_steps() {
           co_return;
         }
         tell("check", "its validity has not passed: goes on");
+        break;
+      case StepKind::command:
+        co_await do_command(step);
         break;
     }
   }

@@ -26,6 +26,7 @@ struct WorldServices {
   // Failover: the group name clients may list as a node, and process names -> ids.
   std::string master_name;
   std::function<std::optional<ProcessId>(const std::string&)> resolve;
+  std::vector<CommandReplyRecord>* replies = nullptr;  // command steps' replies, in order
 };
 
 class ClientProcess : public TaskProcess {
@@ -52,6 +53,7 @@ class ClientProcess : public TaskProcess {
   void end_grant_on_failed_extend(uint64_t grant_id, const ExtendResult& result);
   Task<bool> do_read(int64_t timeout_ms);
   Task<void> do_write(std::optional<int64_t> value, int64_t timeout_ms);
+  Task<void> do_command(const StepSpec& step);
   Task<void> wait_for_true_time(Instant at);
   bool validity_passed();
   // What the resource is told along with each operation: the current grant, token and value.

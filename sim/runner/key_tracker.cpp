@@ -107,6 +107,7 @@ std::vector<KeyLifetime> KeyTracker::lifetimes(const Simulator& simulator, Insta
       if (expired < lifetime.end) {
         lifetime.end = std::max(expired, live.start);
         lifetime.end_reason = "expired";
+        lifetime.expires_from_ms = (lifetime.end.ns() + 999'999) / 1'000'000;  // true time >= 0
       }
     }
     out.push_back(std::move(lifetime));

@@ -22,6 +22,10 @@ struct KeyLifetime {
   Instant end;             // true time it was deleted, overwritten, lost or logically expired
   std::string end_reason;  // deleted | overwritten | expired | crashed | run_end
   std::optional<int64_t> expire_at_ms;  // absolute, on the node's wall clock, at the end
+  // For an expired key: the first true-time millisecond at which the node reads it as missing
+  // (its wall clock past `when`, Redis's `now > when`): the catalogue's "expires from T". `end`
+  // is the exact instant, which a drifting clock puts inside the millisecond before.
+  std::optional<int64_t> expires_from_ms;
 };
 
 class KeyTracker {

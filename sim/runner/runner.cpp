@@ -41,6 +41,7 @@ class World {
   ProcessId id_of(const std::string& name) const { return ids_.at(name); }
   std::size_t memory_bytes() const;
   void build_cluster();
+  void seed_data();
   void reload_keys(ProcessId node);
   void apply_clock(Process& process, const ClockSpec& clock);
   void tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id = 0);
@@ -63,6 +64,7 @@ class World {
   int64_t oracle_token_ = 0;
   std::map<std::string, std::size_t> partitions_;
   KeyTracker keys_;
+  std::vector<CommandReplyRecord> replies_;
   // Supervised restarts: a restart timed on the host's own clock, re-aimed on clock changes.
   struct PendingRestart {
     ClockKind clock = ClockKind::monotonic;
@@ -163,6 +165,37 @@ void World::build_cluster() {
                             kind == "+odown" || kind == "replicaof";
     tell(process, fault_like ? "fault" : "cluster", kind + ": " + text);
   });
+  seed_data();
+}
+
+// The keys nodes had before the run: a master's `data`, and the same keys (with the same
+// absolute expiries, as 7.0 replicates them) on every replica below it, which starts in sync.
+void World::seed_data() {
+  auto spec_of = [this](const std::string& name) -> const NodeSpec& {
+    for (const NodeSpec& n : scenario_.nodes) {
+      if (n.name == name) return n;
+    }
+    SIM_ASSERT(false);
+    return scenario_.nodes.front();
+  };
+  for (const NodeSpec& node : scenario_.nodes) {
+    const NodeSpec* root = &node;
+    for (std::size_t hops = 0; root->role == "replica" && hops < scenario_.nodes.size(); ++hops)
+      root = &spec_of(root->replica_of);
+    if (root->data.empty()) continue;
+    std::vector<SnapshotEntry> entries;
+    for (const InitialKey& k : root->data) {
+      Value value;
+      value.string = k.value;
+      if (k.ttl_ms) value.expire_at_ms = default_epoch_ms + root->clock.offset_ms + *k.ttl_ms;
+      entries.push_back({.key = k.key, .value = std::move(value)});
+    }
+    std::sort(entries.begin(), entries.end(),
+              [](const SnapshotEntry& a, const SnapshotEntry& b) { return a.key < b.key; });
+    const ProcessId id = ids_.at(node.name);
+    cluster_->node(id).seed(entries);
+    reload_keys(id);
+  }
 }
 
 std::optional<std::string> World::build(const LockFactory& factory) {
@@ -193,7 +226,8 @@ std::optional<std::string> World::build(const LockFactory& factory) {
                        uint64_t grant_id) { tell(p, std::move(kind), std::move(text), grant_id); },
         .resource = scenario_.resource,
         .resource_endpoint = static_cast<NodeId>(spec.nodes.size()),
-        .oracle_token = &oracle_token_};
+        .oracle_token = &oracle_token_,
+        .replies = &replies_};
     services.resolve = [this](const std::string& name) -> std::optional<ProcessId> {
       auto it = ids_.find(name);
       if (it == ids_.end()) return std::nullopt;
@@ -205,6 +239,9 @@ std::optional<std::string> World::build(const LockFactory& factory) {
     if (scenario_.failover.enabled) cluster_->subscribe_client(client.id());
     std::vector<ProcessId> endpoints = ids_of(spec.nodes);
     if (resource_ != nullptr) endpoints.push_back(resource_->id());
+    for (const StepSpec& step : spec.steps) {  // command steps' nodes, after the resource
+      if (step.kind == StepKind::command) endpoints.push_back(id_of(step.node));
+    }
     client.set_endpoints(std::move(endpoints));
     std::string error;
     std::unique_ptr<LockClient> lock = factory(spec, client, error);
@@ -427,6 +464,7 @@ ScenarioResult World::result(const RunResult& run) {
     return sim.process(client).clock().first_true_time_reaching(kind, local, from);
   };
   result.keys = keys_.lifetimes(sim, run.end_time);
+  result.replies = replies_;
   if (resource_ != nullptr) result.resource_log = resource_->log();
   apply_checkers(scenario_, result, reach, run.end_time,
                  resource_ != nullptr ? resource_->value(scenario_.resource.name) : 0);
@@ -471,6 +509,41 @@ void apply_checkers(const Scenario& scenario, ScenarioResult& result, const Cloc
   result.liveness = result.liveness_detail.verdict;
   result.violations.insert(result.violations.end(), result.liveness_detail.violations.begin(),
                            result.liveness_detail.violations.end());
+}
+
+// expect.grants: some grant of the client at the expected time (and validity, when given),
+// within the tolerance; else one failure naming what the client was granted.
+static void judge_grant(const ScenarioResult& result, const ExpectedGrant& want,
+                        int64_t tolerance_ms, std::vector<std::string>& failures) {
+  std::string got;
+  std::size_t shown = 0;
+  for (const GrantRecord& g : result.history.grants()) {
+    if (g.client >= result.processes.size() || result.processes[g.client].name != want.client) {
+      continue;
+    }
+    const int64_t at_ms = g.granted_at.ms_floor();
+    std::optional<int64_t> validity_ms;
+    if (!g.deadlines.empty() && g.deadlines.front().local != Instant::max() &&
+        g.client < result.clocks.size()) {
+      validity_ms =
+          (g.deadlines.front().local - result.clocks[g.client].read(g.clock, g.granted_at))
+              .ms_floor();
+    }
+    if (++shown <= 5) {  // a long run has thousands: the first few say enough
+      got += (got.empty() ? "" : ", ") + std::to_string(at_ms) + " ms" +
+             (validity_ms ? " (validity " + std::to_string(*validity_ms) + " ms)" : "");
+    }
+    const bool at_matches = std::abs(at_ms - want.at_ms) <= tolerance_ms;
+    const bool validity_matches =
+        !want.validity_ms ||
+        (validity_ms && std::abs(*validity_ms - *want.validity_ms) <= tolerance_ms);
+    if (at_matches && validity_matches) return;
+  }
+  failures.push_back(
+      "grants: expected " + want.client + " granted at " + std::to_string(want.at_ms) + " ms" +
+      (want.validity_ms ? " with validity " + std::to_string(*want.validity_ms) + " ms" : "") +
+      " within " + std::to_string(tolerance_ms) + " ms, got " +
+      (got.empty() ? "no grant" : "grants at " + got + (shown > 5 ? ", ..." : "")));
 }
 
 void judge(const Scenario& scenario, ScenarioResult& result, int64_t overlap_tolerance_ms) {
@@ -536,6 +609,26 @@ void judge(const Scenario& scenario, ScenarioResult& result, int64_t overlap_tol
     if (it != result.history.probes().end() && it->second > 0) {
       failures.push_back("probe " + probe + ": expected not to fire, count " +
                          std::to_string(it->second));
+    }
+  }
+  for (const ExpectedGrant& want : expect.grants)
+    judge_grant(result, want, overlap_tolerance_ms, failures);
+  for (const ExpectedReply& want : expect.replies) {
+    std::string got;
+    bool found = false;
+    for (const CommandReplyRecord& r : result.replies) {
+      if (r.client >= result.processes.size() || result.processes[r.client].name != want.client) {
+        continue;
+      }
+      const int64_t at_ms = r.sent_at.ms_floor();
+      got += (got.empty() ? "" : ", ") + r.reply + " at " + std::to_string(at_ms) + " ms";
+      found =
+          found || (std::abs(at_ms - want.at_ms) <= overlap_tolerance_ms && r.reply == want.reply);
+    }
+    if (!found) {
+      failures.push_back("replies: expected " + want.client + "'s command at " +
+                         std::to_string(want.at_ms) + " ms to get " + want.reply + ", got " +
+                         (got.empty() ? "no command step" : got));
     }
   }
   if (result.stats.limit_hit) failures.push_back("limit hit: " + result.stats.stop);

@@ -86,8 +86,9 @@ struct ScenarioResult {
   LivenessResult liveness_detail;
   std::vector<StoryEvent> story;
   std::vector<TraceRecord> trace;
-  std::vector<MessageLogEntry> messages;  // when RunOptions::message_log_max > 0
-  std::vector<ProcessClock> clocks;       // each process's clocks, full history, by ProcessId
+  std::vector<MessageLogEntry> messages;    // when RunOptions::message_log_max > 0
+  std::vector<ProcessClock> clocks;         // each process's clocks, full history, by ProcessId
+  std::vector<CommandReplyRecord> replies;  // command steps' requests and replies
   bool trace_truncated = false;
 };
 

@@ -20,6 +20,8 @@ const char* step_kind_name(StepKind kind) {
       return "sleep";
     case StepKind::stop_if_expired:
       return "stop_if_expired";
+    case StepKind::command:
+      return "command";
   }
   return "unknown";
 }

@@ -30,6 +30,14 @@ struct PersistenceSpec {
   int64_t rdb_interval_ms = 60'000;  // a snapshot every interval (save <seconds> 1)
 };
 
+// A string key a node holds before the run (a fencing counter at 32, a stale lock key), with a
+// TTL counted from time zero on the node's own wall clock.
+struct InitialKey {
+  std::string key;
+  std::string value;
+  std::optional<int64_t> ttl_ms;
+};
+
 struct NodeSpec {
   std::string name;
   std::string role = "master";  // master | replica
@@ -40,6 +48,7 @@ struct NodeSpec {
   int64_t min_replicas_to_write = 0;
   int64_t min_replicas_max_lag_s = 10;
   int64_t replica_priority = 100;
+  std::vector<InitialKey> data;  // a master's keys at time zero (its replicas have them too)
 };
 
 struct LinkSpec {
@@ -75,15 +84,18 @@ enum class StepKind : uint8_t {
   increment,        // read then write
   sleep,            // on the client's monotonic clock
   stop_if_expired,  // check-then-act: skip the rest of the steps if the validity has passed
+  command,          // a plain command on a node (GET on a replica), its reply recorded
 };
 const char* step_kind_name(StepKind kind);
 
 struct StepSpec {
   StepKind kind = StepKind::acquire;
-  std::optional<int64_t> at_ms;  // start no earlier than this true time
-  int64_t duration_ms = 0;       // sleep
-  std::optional<int64_t> value;  // write
-  int64_t timeout_ms = 1'000;    // read/write/increment requests to the resource
+  std::optional<int64_t> at_ms;   // start no earlier than this true time
+  int64_t duration_ms = 0;        // sleep
+  std::optional<int64_t> value;   // write
+  int64_t timeout_ms = 1'000;     // read/write/increment requests to the resource; command
+  std::string node;               // command: the node it is sent to
+  std::vector<std::string> args;  // command: argv, name first ("GET", "lock")
 };
 
 struct WorkloadSpec {
@@ -186,6 +198,34 @@ struct LimitsSpec {
   std::size_t memory_mb = 1024;
 };
 
+// One grant a timeline gives (the catalogue's "T2 = 2 050, validity 9 848"): the client was
+// granted the lock within the overlap tolerance (5 ms) of `at_ms`, with, when given, a validity
+// (its first deadline minus its clock's reading at the grant, on the clock the lock uses) within
+// the same tolerance of `validity_ms`.
+struct ExpectedGrant {
+  std::string client;
+  int64_t at_ms = 0;
+  std::optional<int64_t> validity_ms;
+};
+
+// A command step's reply a timeline gives (the catalogue's "NOREPLICAS at 12 000"): a command
+// step of the client sent within 5 ms of `at_ms` got `reply`, as the story prints it
+// ("(nil)", "\"tok\"", "(integer) 33", "OK", "(error) NOREPLICAS ...", "(timeout)").
+struct ExpectedReply {
+  std::string client;
+  int64_t at_ms = 0;
+  std::string reply;
+};
+
+// What a command step sent and got, for the story, the JSON result and expect.replies.
+struct CommandReplyRecord {
+  ProcessId client = 0;
+  std::string node;
+  std::vector<std::string> command;
+  Instant sent_at;
+  std::string reply;  // describe(reply), or "(timeout)" / "(refused)" when none came
+};
+
 struct Expectations {
   std::optional<std::string> mutual_exclusion;  // holds | violated
   std::optional<std::string> resource_safety;
@@ -195,6 +235,8 @@ struct Expectations {
   std::vector<std::string> probes;                     // must fire
   std::vector<std::string> not_probes;                 // must not fire
   std::optional<int64_t> unavailability_max_ms;        // the liveness bound
+  std::vector<ExpectedGrant> grants;                   // each must match a grant
+  std::vector<ExpectedReply> replies;                  // each must match a command step's reply
 };
 
 // Every probe the runner has (History::probe names), for expect.probes and expect.not_probes.

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -122,6 +123,7 @@ class RealRedis {
   }
 
   const std::string& directory() const { return directory_; }
+  int port() const { return port_; }
 
  private:
   pid_t pid_ = -1;
@@ -385,6 +387,120 @@ TEST(RandomizedDifferential, SameRepliesAsRealRedis) {
     const std::string simulated = run_simulated(corpus);
     EXPECT_EQ(real, simulated) << "seed " << seed << ": " << first_difference(real, simulated);
   }
+}
+
+// One connection speaking RESP inline commands, for timing single replies to the microsecond
+// (redis-cli starts a process per batch).
+class Connection {
+ public:
+  ~Connection() {
+    if (fd_ >= 0) close(fd_);
+  }
+  bool open(int port) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    return fd_ >= 0 && connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  }
+  // Sends one command and returns its reply's first line without CRLF ("$-1", ":12", "+OK"),
+  // or for a bulk string its payload prefixed by '$'.
+  std::string command(const std::string& line) {
+    const std::string out = line + "\r\n";
+    if (write(fd_, out.data(), out.size()) != static_cast<ssize_t>(out.size())) return "<write>";
+    std::string header = read_line();
+    if (header.size() > 1 && header[0] == '$' && header != "$-1") return "$" + read_line();
+    return header;
+  }
+
+ private:
+  std::string read_line() {
+    std::string line;
+    char c = 0;
+    while (read(fd_, &c, 1) == 1) {
+      if (c == '\n') break;
+      if (c != '\r') line += c;
+    }
+    return line;
+  }
+  int fd_ = -1;
+};
+
+int64_t real_now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The integer after `"field":` (and optional spaces) in `text`, from `from` on; -1 if absent.
+int64_t json_integer(const std::string& text, const std::string& field, std::size_t from = 0) {
+  const std::size_t at = text.find("\"" + field + "\":", from);
+  if (at == std::string::npos) return -1;
+  std::size_t i = at + field.size() + 3;
+  while (i < text.size() && text[i] == ' ')
+    ++i;
+  return std::strtoll(text.c_str() + i, nullptr, 10);
+}
+
+// "expires from T" is the first millisecond a key reads as missing, checked against a real
+// redis-server 7.0: a key set with PX 100 (its `when`, W, read back with PEXPIRETIME) answers a
+// GET that runs wholly inside millisecond W and reads as missing in one wholly inside W + 1
+// (Redis's now > when), so it goes PX + 1 ms after the SET's millisecond; the simulator's key
+// table says the same of a SET ... PX 100 executed at 1 ms: expires from 102.
+TEST(KeyExpiry, ExpiresFromIsTheFirstMillisecondRealRedisReadsMissing) {
+  ASSERT_NE(real_redis, nullptr) << start_error;
+  constexpr int64_t px_ms = 100;
+  Connection connection;
+  ASSERT_TRUE(connection.open(real_redis->port()));
+  bool live_within_when = false;
+  bool missing_within_when_plus_one = false;
+  int64_t real_from_set_ms = -1;  // (first missing ms) - (the SET's ms), W + 1 - (W - PX)
+  // A loaded machine may not fit a whole GET inside one millisecond at the right moment: retry.
+  for (int attempt = 0; attempt < 40 && !(live_within_when && missing_within_when_plus_one);
+       ++attempt) {
+    connection.command("DEL k");
+    ASSERT_EQ(connection.command("SET k v PX " + std::to_string(px_ms)), "+OK");
+    const std::string when_reply = connection.command("PEXPIRETIME k");
+    ASSERT_EQ(when_reply.front(), ':') << when_reply;
+    const int64_t when = std::stoll(when_reply.substr(1));
+    for (int64_t before = real_now_ms(); before <= when + 2; before = real_now_ms()) {
+      const bool missing = connection.command("GET k") == "$-1";
+      const int64_t after = real_now_ms();
+      // The server read its clock between `before` and `after`: now > when must hold exactly.
+      if (missing) {
+        ASSERT_GE(after, when + 1) << "missing while the clock read at most when = " << when;
+      } else {
+        ASSERT_LE(before, when) << "live while the clock read past when = " << when;
+      }
+      if (!missing && before == when && after == when) live_within_when = true;
+      if (missing && before == when + 1 && after == when + 1) {
+        missing_within_when_plus_one = true;
+        real_from_set_ms = when + 1 - (when - px_ms);
+      }
+    }
+  }
+  ASSERT_TRUE(live_within_when) << "no GET ran wholly inside millisecond `when` (machine busy?)";
+  ASSERT_TRUE(missing_within_when_plus_one) << "no GET ran wholly inside `when` + 1";
+
+  const fs::path scenario = fs::path(real_redis->directory()) / "expiry.json";
+  write_file(scenario, R"({"name": "expiry-vs-real", "nodes": [{"name": "N1"}],
+    "clients": [{"name": "A", "profile": "single-instance", "nodes": ["N1"],
+                 "params": {"ttl_ms": )" +
+                           std::to_string(px_ms) + R"(},
+                 "steps": [{"do": "acquire", "at_ms": 0}]}],
+    "limits": {"duration_ms": 1000}})");
+  const fs::path trace = fs::path(real_redis->directory()) / "trace.json";
+  run_capture(std::string(REDLOCK_BINARY_DIR) + "/redlock-sim run " + scenario.string() +
+              " --trace " + trace.string() + " 2>&1");
+  const std::string text = read_file(trace);
+  const std::size_t keys = text.find("\"keys\"");
+  ASSERT_NE(keys, std::string::npos) << text.substr(0, 2000);
+  const int64_t set_ms = json_integer(text, "start_ns", keys) / 1'000'000;
+  const int64_t expires_from_ms = json_integer(text, "expires_from_ms", keys);
+  EXPECT_EQ(set_ms, 1);
+  EXPECT_EQ(expires_from_ms, 1 + px_ms + 1);
+  EXPECT_EQ(expires_from_ms - set_ms, real_from_set_ms);
 }
 
 }  // namespace

@@ -48,6 +48,8 @@ cases=(
   "matrix --seeds 2 stray-argument"
   "matrix --seeds 2 --json scenarios"
   "matrix --seeds 2 --locks ,"
+  "matrix --seeds 2 --pause-max-ms -5"
+  "matrix --seeds 2 --clock-rate-max-ppm 1000000"
   "run $s --html -"
   "run $s --js result.json"
   "explore $s --seeds 5 --faults ,"

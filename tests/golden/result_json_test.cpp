@@ -56,5 +56,29 @@ TEST(ResultJson, EveryScenarioKeepsTheContract) {
   EXPECT_GT(violations, 50u);
 }
 
+// A file with command steps lists their replies in its JSON result (S15 read on the nodes: A's
+// key on M, none on the replica before the failover, B's on it after), in step order, and tells
+// them in its story; a file without command steps has no `replies`.
+TEST(ResultJson, CommandStepRepliesAreListed) {
+  const Scenario scenario = parse_scenario_file(
+      std::string(REDLOCK_SOURCE_DIR) + "/scenarios/failover-loses-lock-replica-reads.json");
+  const ScenarioResult result = run_scenario(scenario, testing::registry_factory());
+  const nlohmann::json r = nlohmann::json::parse(result_json_text(result));
+  EXPECT_EQ(r.at("replies"), nlohmann::json::parse(R"([
+    {"client": "O", "node": "M", "command": ["EXISTS", "lock"], "at_ms": 20, "reply": "(integer) 1"},
+    {"client": "O", "node": "R", "command": ["EXISTS", "lock"], "at_ms": 3000, "reply": "(integer) 0"},
+    {"client": "O", "node": "R", "command": ["EXISTS", "lock"], "at_ms": 9000, "reply": "(integer) 1"}
+  ])"));
+  bool told = false;
+  for (const StoryEvent& e : result.story)
+    told = told || e.text == "R replies to EXISTS lock: (integer) 0";
+  EXPECT_TRUE(told);
+  const Scenario plain =
+      parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/failover-loses-lock.json");
+  EXPECT_FALSE(
+      nlohmann::json::parse(result_json_text(run_scenario(plain, testing::registry_factory())))
+          .contains("replies"));
+}
+
 }  // namespace
 }  // namespace redlock_sim

@@ -35,5 +35,34 @@ TEST(TextReport, StoryNamesThePartitions) {
   EXPECT_NE(text.find("B     is cut off from N1, N2"), std::string::npos) << text;
 }
 
+ScenarioResult result_of(const std::string& name) {
+  const Scenario scenario =
+      parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/" + name + ".json");
+  return run_scenario(scenario, testing::registry_factory());
+}
+
+// S03a: the key table gives an expired key's end as the first millisecond it reads as missing
+// (Redis's now > when): N3's clock runs 200/199 fast, so A's key (when = 10001) expires from
+// 9952, the first t with floor(200t/199) > 10001, as the catalogue says; it printed 9951, the
+// last millisecond it was live. On the perfect clocks: from 10002.
+TEST(TextReport, KeyTableSaysExpiresFrom) {
+  const std::string text = timeline_text(result_of("node-clock-fast-within-drift"));
+  EXPECT_NE(text.find("[1, 9952) ms  expires from 9952 (its clock passed when = 10001)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("[1, 10002) ms  expires from 10002 (its clock passed when = 10001)"),
+            std::string::npos)
+      << text;
+}
+
+// S01's story says where A's key on N3 went: the +10 s jump at 1000 ms makes it read as missing
+// from that millisecond.
+TEST(TextReport, StoryTellsWhereTheKeysExpire) {
+  const std::string text = summary_of("kleppmann-clock-jump");
+  EXPECT_NE(text.find("N3    A's key lock expires from 1000 (its clock passed when = 10001)"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace redlock_sim

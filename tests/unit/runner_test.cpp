@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "scenarios/parser.hpp"
+#include "scenarios/writer.hpp"
+#include "sim/explore/shrink.hpp"
 #include "sim/runner/runner.hpp"
 #include "tests/support/lock_factory.hpp"
 
@@ -68,6 +70,64 @@ TEST(Runner, AProbeExpectedNotToFireFailsWhenItFires) {
   EXPECT_FALSE(result.expectations_met);
   EXPECT_EQ(result.expectation_failures,
             (std::vector<std::string>{"probe clock_step: expected not to fire, count 1"}));
+}
+
+// expect.grants: S01's two grants match (A at 50 ms, B at 2050 ms, validity 9848 each); a grant
+// at a time nobody was granted fails, naming what the client got.
+TEST(Runner, ExpectedGrantsMatchTheTimeline) {
+  Scenario scenario =
+      parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/kleppmann-clock-jump.json");
+  ASSERT_EQ(scenario.expect.grants.size(), 2u);
+  EXPECT_TRUE(run_scenario(scenario, registry_factory()).expectations_met);
+  scenario.expect.grants = {ExpectedGrant{.client = "B", .at_ms = 3000},
+                            ExpectedGrant{.client = "A", .at_ms = 52, .validity_ms = 9900}};
+  const ScenarioResult result = run_scenario(scenario, registry_factory());
+  EXPECT_FALSE(result.expectations_met);
+  EXPECT_EQ(result.expectation_failures,
+            (std::vector<std::string>{
+                "grants: expected B granted at 3000 ms within 5 ms, got grants at 2050 ms "
+                "(validity 9848 ms)",
+                "grants: expected A granted at 52 ms with validity 9900 ms within 5 ms, got "
+                "grants at 50 ms (validity 9848 ms)"}));
+}
+
+// The shrinker keeps a file with expected grants valid: its output parses and expects exactly
+// the violation it shows (the timeline's grants are not the shrunk run's).
+TEST(Runner, ShrinkingAFileWithExpectedGrants) {
+  const Scenario scenario =
+      parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/kleppmann-clock-jump.json");
+  const ShrinkResult shrunk = shrink_scenario(scenario, "mutual_exclusion", registry_factory(),
+                                              ShrinkOptions{.runs_max = 100});
+  const Scenario reparsed = parse_scenario_text(write_scenario(shrunk.scenario), "shrunk");
+  EXPECT_TRUE(reparsed.expect.grants.empty());
+  EXPECT_TRUE(run_scenario(reparsed, registry_factory()).expectations_met);
+}
+
+// Initial data is the node's before the run: a restart without persistence loses it, one with
+// AOF or RDB keeps it (it is on disk as if saved long before); a TTL counts from time zero.
+TEST(Runner, InitialDataSurvivesARestartOnlyWithPersistence) {
+  const std::string text = R"({"name": "seeded", "nodes": [{"name": "M", PERSISTENCE
+      "data": [{"key": "fence", "value": 32}, {"key": "short", "value": "v", "ttl_ms": 300}]}],
+    "clients": [{"name": "A", "profile": "single-instance", "nodes": ["M"], "steps": [
+      {"do": "command", "at_ms": 200, "node": "M", "args": ["GET", "short"]},
+      {"do": "command", "at_ms": 400, "node": "M", "args": ["GET", "short"]},
+      {"do": "command", "at_ms": 1000, "node": "M", "args": ["GET", "fence"]}]}],
+    "faults": [{"kind": "crash", "at_ms": 500, "target": "M", "restart_after_ms": 100}]})";
+  auto replies = [&](const std::string& persistence) {
+    std::string file = text;
+    file.replace(file.find("PERSISTENCE"), 11, persistence);
+    const ScenarioResult result =
+        run_scenario(parse_scenario_text(file, "seeded.json"), registry_factory());
+    std::vector<std::string> out;
+    for (const CommandReplyRecord& r : result.replies)
+      out.push_back(r.reply);
+    return out;
+  };
+  EXPECT_EQ(replies(""), (std::vector<std::string>{"\"v\"", "(nil)", "(nil)"}));
+  EXPECT_EQ(replies(R"("persistence": {"mode": "aof"},)"),
+            (std::vector<std::string>{"\"v\"", "(nil)", "\"32\""}));
+  EXPECT_EQ(replies(R"("persistence": {"mode": "rdb"},)"),
+            (std::vector<std::string>{"\"v\"", "(nil)", "\"32\""}));
 }
 
 TEST(Runner, CrashEndsKeyLifetimes) {

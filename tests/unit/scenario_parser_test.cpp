@@ -7,6 +7,7 @@
 #include <string>
 
 #include "scenarios/parser.hpp"
+#include "scenarios/writer.hpp"
 #include "sim/kernel/random.hpp"
 
 namespace redlock_sim {
@@ -84,6 +85,80 @@ TEST(ScenarioParser, TypicalMistakesGiveOneClearMessage) {
   EXPECT_EQ(error_of(with(valid, "\"at_ms\": 1000", "\"at_ms\": \"1000\"")),
             "s.json: $.faults[0].at_ms: expected an integer in [0, 1000000000000], got a string "
             "\"1000\"");
+}
+
+// expect.grants: read, written back, and each names a client of the file.
+TEST(ScenarioParser, ExpectedGrantsNameAClient) {
+  const std::string text =
+      with(valid, "\"not_probes\": [\"failover\"]",
+           "\"not_probes\": [\"failover\"], \"grants\": [{\"client\": \"B\", \"at_ms\": 2050, "
+           "\"validity_ms\": 9848}, {\"client\": \"A\", \"at_ms\": 50}]");
+  const Scenario s = parse_scenario_text(text, "s.json");
+  ASSERT_EQ(s.expect.grants.size(), 2u);
+  EXPECT_EQ(s.expect.grants[0].client, "B");
+  EXPECT_EQ(s.expect.grants[0].at_ms, 2050);
+  EXPECT_EQ(s.expect.grants[0].validity_ms, 9848);
+  EXPECT_FALSE(s.expect.grants[1].validity_ms.has_value());
+  const Scenario reparsed = parse_scenario_text(write_scenario(s), "written");
+  ASSERT_EQ(reparsed.expect.grants.size(), 2u);
+  EXPECT_EQ(reparsed.expect.grants[0].validity_ms, 9848);
+  EXPECT_EQ(reparsed.expect.grants[1].at_ms, 50);
+  EXPECT_EQ(error_of(with(text, "{\"client\": \"A\", \"at_ms\": 50}",
+                          "{\"client\": \"Z\", \"at_ms\": 50}")),
+            "s.json: $.expect.grants[1].client: no client is named \"Z\"");
+  EXPECT_EQ(error_of(with(text, "\"at_ms\": 50}", "\"at\": 50}")),
+            "s.json: $.expect.grants[1].at_ms: missing: expected an integer in [0, "
+            "1000000000000]");
+}
+
+// A command step names a node and a non-empty argv, and survives the writer; expect.replies
+// names a client.
+TEST(ScenarioParser, CommandStepsAndExpectedReplies) {
+  const std::string step = "{\"do\": \"command\", \"node\": \"R1\", \"args\": [\"GET\", \"lock\"]}";
+  const std::string text =
+      with(valid, "{\"do\": \"sleep\", \"ms\": 10}", "{\"do\": \"sleep\", \"ms\": 10}, " + step);
+  const Scenario s = parse_scenario_text(text, "s.json");
+  ASSERT_EQ(s.clients[0].steps.at(3).kind, StepKind::command);
+  EXPECT_EQ(s.clients[0].steps[3].node, "R1");
+  EXPECT_EQ(s.clients[0].steps[3].args, (std::vector<std::string>{"GET", "lock"}));
+  const std::string written = write_scenario(s);
+  EXPECT_EQ(write_scenario(parse_scenario_text(written, "written")), written);
+  EXPECT_NE(written.find("\"args\""), std::string::npos);
+  EXPECT_EQ(error_of(with(text, "\"node\": \"R1\"", "\"node\": \"N9\"")),
+            "s.json: $.clients[0].steps[3].node: no node is named \"N9\"");
+  EXPECT_EQ(error_of(with(text, "[\"GET\", \"lock\"]", "[]")),
+            "s.json: $.clients[0].steps[3].args: expected the command, e.g. [\"GET\", \"lock\"]");
+  const std::string replies =
+      with(text, "\"not_probes\": [\"failover\"]",
+           "\"not_probes\": [\"failover\"], \"replies\": [{\"client\": \"A\", \"at_ms\": 1, "
+           "\"reply\": \"(nil)\"}]");
+  EXPECT_EQ(parse_scenario_text(replies, "s.json").expect.replies.at(0).reply, "(nil)");
+  EXPECT_EQ(error_of(with(replies, "{\"client\": \"A\", \"at_ms\": 1",
+                          "{\"client\": \"Q\", \"at_ms\": 1")),
+            "s.json: $.expect.replies[0].client: no client is named \"Q\"");
+}
+
+// Initial data: string or integer values, an optional TTL, on masters only, each key once.
+TEST(ScenarioParser, InitialDataOnMasters) {
+  const std::string text =
+      with(valid, "{\"name\": \"N1\"}",
+           "{\"name\": \"N1\", \"data\": [{\"key\": \"fence\", \"value\": 32}, {\"key\": "
+           "\"old\", \"value\": \"x\", \"ttl_ms\": 3000}]}");
+  const Scenario s = parse_scenario_text(text, "s.json");
+  ASSERT_EQ(s.nodes[0].data.size(), 2u);
+  EXPECT_EQ(s.nodes[0].data[0].value, "32");
+  EXPECT_FALSE(s.nodes[0].data[0].ttl_ms.has_value());
+  EXPECT_EQ(s.nodes[0].data[1].ttl_ms, 3000);
+  const std::string written = write_scenario(s);
+  EXPECT_EQ(write_scenario(parse_scenario_text(written, "written")), written);
+  EXPECT_EQ(parse_scenario_text(written, "written").nodes[0].data[1].value, "x");
+  EXPECT_EQ(error_of(with(text, "\"key\": \"old\"", "\"key\": \"fence\"")),
+            "s.json: $.nodes[0].data[1].key: duplicate key \"fence\"");
+  EXPECT_EQ(
+      error_of(with(valid, "\"replica_of\": \"N1\",",
+                    "\"replica_of\": \"N1\", \"data\": [{\"key\": \"k\", \"value\": \"v\"}],")),
+      "s.json: $.nodes[2].data: a replica starts in sync with its master: put the data on "
+      "the master");
 }
 
 // Unknown fields, wrong enums, impossible values and dangling references are all caught.
@@ -243,7 +318,9 @@ TEST(ScenarioParser, DocumentedExampleParses) {
   const Scenario s = parse_scenario_text(doc.substr(start + 8, end - start - 8), "doc");
   EXPECT_EQ(s.faults.size(), 14u);
   EXPECT_EQ(s.failover.sentinels.size(), 3u);
-  EXPECT_EQ(s.clients[0].steps.size(), 8u);
+  EXPECT_EQ(s.clients[0].steps.size(), 9u);
+  EXPECT_EQ(s.clients[0].steps[8].args, (std::vector<std::string>{"GET", "orders"}));
+  EXPECT_EQ(s.expect.replies.at(0).reply, "(nil)");
 }
 
 }  // namespace
