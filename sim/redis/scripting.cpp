@@ -739,7 +739,47 @@ void ScriptRunner::flush() {
 
 bool ScriptRunner::spend(uint64_t instructions) {
   instructions_used += instructions;
-  return instructions_used <= engine_.options().script_instructions_max;
+  if (instructions_used > busy_at_ && !busy_) note_busy();
+  return instructions_used <= stop_at_;
+}
+
+void ScriptRunner::note_busy() {
+  busy_ = true;
+  if (wrote) return;  // it cannot be killed: nothing to keep
+  Rerun rerun{.argv = current_->argv,
+              .sha = *sha_,
+              .key_count = key_count_,
+              .now_ms = current_->now_ms,
+              .wall_now = current_->wall_now,
+              .from_master = current_->from_master,
+              .random_state = random_state_at_start_,
+              .keyspace = engine_.snapshot(),
+              .expired_keys = engine_.expired_keys_ - expired_before_busy_.size()};
+  for (SnapshotEntry& entry : expired_before_busy_)
+    rerun.keyspace.push_back(std::move(entry));
+  expired_before_busy_.clear();
+  rerun_ = std::move(rerun);
+}
+
+void ScriptRunner::note_expired(const std::string& key, const Value& value) {
+  if (busy_ || wrote || replaying_ || current_ == nullptr) return;
+  expired_before_busy_.push_back(SnapshotEntry{key, value});
+}
+
+Reply ScriptRunner::kill_last(uint64_t instructions, std::vector<Propagated>& propagate) {
+  SIM_ASSERT(rerun_.has_value());
+  Rerun rerun = std::move(*rerun_);
+  rerun_.reset();
+  engine_.restore(rerun.keyspace, rerun.wall_now, /*skip_expired=*/false);
+  engine_.expired_keys_ = rerun.expired_keys;
+  random_state = rerun.random_state;
+  RedisEngine::Call call{rerun.argv,        rerun.now_ms, rerun.wall_now,
+                         rerun.from_master, false,        propagate};
+  replaying_ = true;
+  stop_at_ = instructions;
+  Reply reply = run(call, rerun.sha, rerun.key_count);
+  replaying_ = false;
+  return reply;
 }
 
 std::size_t ScriptRunner::memory_bytes_max() const {
@@ -969,6 +1009,18 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
   instructions_used = 0;
   killing = false;
   wrote = false;
+  sha_ = &sha;
+  key_count_ = key_count;
+  random_state_at_start_ = random_state;
+  busy_ = false;
+  expired_before_busy_.clear();
+  if (!replaying_) {
+    rerun_.reset();
+    busy_at_ = engine_.busy_instructions();
+    stop_at_ = engine_.options().script_instructions_max;
+  } else {
+    busy_at_ = UINT64_MAX;  // stop_at_ is the SCRIPT KILL's (kill_last)
+  }
   lua_sethook(lua, count_hook, LUA_MASKCOUNT, hook_period_instructions);
   const int status = lua_pcall(lua, 0, 1, -2);
   lua_sethook(lua, nullptr, 0, 0);
@@ -976,8 +1028,14 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
   // Lua stack for a deep reply) would abort: a little room past the budget covers it.
   memory_slack = 1u << 20;
   current_ = nullptr;
+  expired_before_busy_.clear();
+  ScriptRun& record = engine_.script_run_;
+  record.instructions = instructions_used;
+  record.busy = busy_;
+  record.capped = killing && !replaying_;
+  if (busy_) ++engine_.script_limits_.busy;
   Reply reply;
-  if (killing) {
+  if (killing && !replaying_) {
     ++(wrote ? engine_.script_limits_.unkillable : engine_.script_limits_.killed);
   }
   if (status == LUA_ERRMEM) {
@@ -1033,7 +1091,10 @@ Reply ScriptRunner::call_from_script(const Command& argv, std::string& refusal) 
     refusal = std::string("-") + RedisEngine::replica_readonly_error();
     return {};
   }
-  if ((spec->flags & command_write) != 0) wrote = true;
+  if ((spec->flags & command_write) != 0 && !wrote) {
+    wrote = true;
+    engine_.script_run_.wrote_at = instructions_used;
+  }
   std::vector<Propagated> produced;
   RedisEngine::Call inner{argv, current_->now_ms, current_->wall_now, current_->from_master,
                           true, produced};
