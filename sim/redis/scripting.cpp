@@ -175,14 +175,17 @@ std::optional<Reply> single_reply(lua_State* lua) {
 // luaReplyToRedisReply does, but with its own stack of open arrays instead of recursion (C
 // frames 7995 deep overflow a thread's stack under a sanitizer). Like Redis, a table nested past
 // the Lua stack's limit (8000 slots) ends in an error element, which bounds deep and
-// self-referencing tables (7995 levels below a script's result).
-Reply lua_to_reply(lua_State* lua) {
+// self-referencing tables (7995 levels below a script's result). The reply may hold at most
+// `bytes_max` (a fixed cost per element plus its text; one string shared by many elements counts
+// each time): past it, nullopt (real Redis would fill its memory building it).
+std::optional<Reply> lua_to_reply(lua_State* lua, std::size_t bytes_max) {
   struct OpenArray {
     std::vector<Reply> items;
     int index = 0;  // of the element on the Lua stack above this array's table
   };
   std::vector<OpenArray> open;  // each one's table is on the Lua stack, in order
   std::optional<Reply> done;
+  std::size_t bytes = 0;
   while (true) {
     if (!done) {
       if (lua_checkstack(lua, 4) == 0) {
@@ -191,6 +194,8 @@ Reply lua_to_reply(lua_State* lua) {
         done = single_reply(lua);
         if (!done) open.emplace_back();
       }
+      bytes += sizeof(Reply) + (done ? done->text.size() : 0);
+      if (bytes > bytes_max) return std::nullopt;
     }
     if (done) {
       if (open.empty()) return std::move(*done);
@@ -1059,7 +1064,15 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
       reply = Reply::error("ERR Error running script " + sha + ", execution failure");
     }
   } else {
-    reply = lua_to_reply(lua);
+    std::optional<Reply> converted = lua_to_reply(lua, memory_bytes_max());
+    if (converted) {
+      reply = std::move(*converted);
+    } else {
+      ++engine_.script_limits_.out_of_memory;
+      reply = Reply::error("ERR Error running script " + sha +
+                           ", its reply is larger than the model's Lua memory (" +
+                           std::to_string(memory_bytes_max()) + " bytes)");
+    }
   }
   lua_settop(lua, 0);
   memory_slack = 0;

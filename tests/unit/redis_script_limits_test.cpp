@@ -121,6 +121,22 @@ TEST(RedisScriptLimits, HugeStringsHitTheMemoryBudget) {
   EXPECT_TRUE(h.eval("return string.rep('x', 1000):len()").is_integer(1000));
 }
 
+// A reply that repeats one large string (1 MB held once by Lua, 10 000 times in the reply: 10 GB
+// to build) is refused with a reported limit, counted against the same budget, and the node
+// goes on (it ended in std::bad_alloc, issue 14).
+TEST(RedisScriptLimits, HugeRepliesHitTheMemoryBudget) {
+  Harness h(EngineOptions{.script_memory_bytes_max = 64u << 20});
+  const Reply reply = h.eval(
+      "local s = string.rep('x', 1000000) local t = {} for i = 1, 10000 do t[i] = s end "
+      "return t");
+  EXPECT_EQ(reply.text,
+            "ERR Error running script 4def16e97d7dfb5987c446095676ffe8dbfb7a17, its reply is "
+            "larger than the model's Lua memory (67108864 bytes)");
+  EXPECT_EQ(h.engine.script_limits().out_of_memory, 1u);
+  const Reply small = h.eval("local t = {} for i = 1, 1000 do t[i] = 'x' end return t");
+  EXPECT_EQ(small.elements.size(), 1000u);
+}
+
 // cjson.encode runs in C: its output is bounded by the Lua memory budget and its walk by the
 // instruction budget before cjson starts (one 1 MB string shared 10 000 times would be 10 GB;
 // a table shared at every level of 60 would take 2^60 steps).
