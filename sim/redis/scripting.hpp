@@ -51,6 +51,7 @@ class ScriptRunner {
   bool wrote = false;                 // the running script called a write command
   std::size_t memory_bytes = 0;       // held by the Lua state (its allocator counts)
   std::size_t memory_slack = 0;       // allowed past the budget while a reply is read
+  std::size_t argument_bytes = 0;     // passed to redis.call/pcall by the running script
   uint64_t random_state = 0;          // Redis's redisLrand48 state, shared by all scripts
   bool spend(uint64_t instructions);  // false once the budget is spent
   std::size_t memory_bytes_max() const;

@@ -77,6 +77,8 @@ SCRIPT FLUSH
 PING"
 redis "a 50 MB string 1000 times in a reply" 0 "its reply is larger than the model's Lua memory" "" \
   "EVAL \"local s = string.rep('x', 50000000) local t = {} for i = 1, 1000 do t[i] = s end return t\" 0"
+redis "a 50 MB string SET under 100 keys" 0 "out of the model's Lua memory" "" \
+  "EVAL \"local s = string.rep('x', 50000000) for i = 1, 100 do redis.call('set', i, s) end\" 0"
 redis "huge string" 0 "out of the model's Lua memory" "" \
   "EVAL \"return string.rep('x', 1000000000)\" 0"
 # --- the redis CLI's own directives (golden.cli_bad_input) ---
