@@ -148,8 +148,36 @@ int run_lines(Session& session, const Interaction& interaction) {
       continue;
     }
     if (arguments->empty()) continue;
-    const uint64_t unkillable = session.node.engine().script_limits().unkillable;
     Reply reply = session.node.execute(*arguments);
+    const ScriptRun& script = session.node.engine().last_script_run();
+    if (script.capped) {
+      // Real Redis would run it until a SCRIPT KILL (or SHUTDOWN NOSAVE once it has written),
+      // answering others BUSY; this session is its only client, so nothing after this line
+      // could match a real server: the session ends at the reported limit.
+      const EngineOptions& options = session.node.engine().options();
+      std::fflush(stdout);
+      std::fprintf(
+          stderr,
+          "redlock-sim: redis: line %zu: limit: script_limit: the script still ran after the "
+          "model's %llu Lua instructions (%lld ms of virtual time at %llu per ms); real Redis "
+          "7.0 answers other clients BUSY after lua-time-limit (%lld ms) and runs it until "
+          "%s (this session is its only client)\n",
+          line_number, static_cast<unsigned long long>(options.script_instructions_max),
+          static_cast<long long>(
+              session.node.engine().script_duration(options.script_instructions_max).ms_floor()),
+          static_cast<unsigned long long>(options.script_instructions_per_ms),
+          static_cast<long long>(options.busy_reply_threshold_ms),
+          script.wrote_at != ScriptRun::never
+              ? "SHUTDOWN NOSAVE (it has written: SCRIPT KILL gets UNKILLABLE)"
+              : "SCRIPT KILL or SHUTDOWN NOSAVE");
+      return exit_failed;
+    }
+    if (script.busy) {
+      // A script past lua-time-limit that ends: redis-cli waits for it, so the session's
+      // virtual time moves on by the script's time.
+      session.simulator.run(session.simulator.now() +
+                            session.node.engine().script_duration(script.instructions));
+    }
     if (const auto block = session.node.engine().take_block_request()) {
       // A BLPOP on empty lists: this session is the node's only client, so nothing can push;
       // it waits out its timeout as redis-cli would, or would wait for ever.
@@ -170,19 +198,6 @@ int run_lines(Session& session, const Interaction& interaction) {
       if (wait_ms > 0) session.simulator.run(session.simulator.now() + Duration::from_ms(wait_ms));
     }
     print_reply(*arguments, reply);
-    if (session.node.engine().script_limits().unkillable != unkillable) {
-      // Real Redis would answer SCRIPT KILL with UNKILLABLE and need SHUTDOWN NOSAVE: nothing
-      // after this line could match it, so the session ends at the reported limit.
-      std::fflush(stdout);
-      std::fprintf(
-          stderr,
-          "redlock-sim: redis: line %zu: limit: a script that had written ran past the "
-          "model's lua-time-limit (%llu Lua instructions); real Redis 7.0 cannot kill it "
-          "(UNKILLABLE) until SHUTDOWN NOSAVE\n",
-          line_number,
-          static_cast<unsigned long long>(session.node.engine().options().script_instructions_max));
-      return exit_failed;
-    }
   }
   std::fflush(stdout);
   return exit_ok;

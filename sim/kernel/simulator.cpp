@@ -35,6 +35,8 @@ const char* run_stop_name(RunStop stop) {
       return "stopped";
     case RunStop::memory_limit:
       return "memory_limit";
+    case RunStop::script_limit:
+      return "script_limit";
   }
   return "unknown";
 }
@@ -457,7 +459,8 @@ RunResult Simulator::run(Instant until) {
   while (true) {
     if (stop_requested_) {
       stop_requested_ = false;
-      result.stop = in_flight_limit_hit_ ? RunStop::in_flight_limit : RunStop::stopped;
+      result.stop = in_flight_limit_hit_ ? RunStop::in_flight_limit : stop_reason_;
+      stop_reason_ = RunStop::stopped;
       break;
     }
     if (queue_.empty()) {

@@ -136,6 +136,7 @@ enum class RunStop : uint8_t {
   in_flight_limit,  // limits.messages_in_flight_max
   stopped,          // a model asked to stop
   memory_limit,     // limits.memory_bytes_max
+  script_limit,     // a node's script ran to EngineOptions::script_instructions_max
 };
 const char* run_stop_name(RunStop stop);
 
@@ -145,7 +146,8 @@ struct RunResult {
   uint64_t events = 0;
   bool limit_hit() const {
     return stop == RunStop::event_limit || stop == RunStop::duration_limit ||
-           stop == RunStop::in_flight_limit || stop == RunStop::memory_limit;
+           stop == RunStop::in_flight_limit || stop == RunStop::memory_limit ||
+           stop == RunStop::script_limit;
   }
 };
 
@@ -218,6 +220,11 @@ class Simulator {
   // lies beyond `until` (then time advances to `until`).
   RunResult run(Instant until = Instant::max());
   void stop() { stop_requested_ = true; }
+  // Ends the run at a model's own limit (RunStop::script_limit), reported like the others.
+  void stop(RunStop reason) {
+    stop_requested_ = true;
+    stop_reason_ = reason;
+  }
 
   uint64_t events_dispatched() const { return events_; }
   // Keeps a log of every message (for reports); off by default, it costs a string per message.
@@ -251,6 +258,7 @@ class Simulator {
   uint64_t message_ids_ = 0;
   bool stop_requested_ = false;
   bool in_flight_limit_hit_ = false;
+  RunStop stop_reason_ = RunStop::stopped;
   std::vector<Event> queue_;  // 4-ary min-heap on (time, sequence)
   std::vector<std::unique_ptr<Process>> processes_;
   std::vector<Message> messages_;

@@ -14,7 +14,7 @@ constexpr int64_t timeout_ms_max = 9'000'000'000'000;
 }  // namespace
 
 void RedisNode::on_message(Message& message) {
-  if (message.is_reply) return;
+  if (message.is_reply || take_while_busy(message)) return;
   const Connection connection{message.from, message.from_incarnation};
   const auto it = blocked_.find(connection);
   if (it != blocked_.end()) {
@@ -28,7 +28,14 @@ void RedisNode::on_message(Message& message) {
 
 void RedisNode::serve_request(Message& message) {
   engine_.take_block_request();
+  serving_request_ = true;
   Reply reply = handle(message);
+  serving_request_ = false;
+  if (busy_pending_) {
+    busy_pending_ = false;
+    start_busy(message, std::move(reply));
+    return;
+  }
   if (std::optional<BlockRequest> request = engine_.take_block_request()) {
     block(message, std::move(*request));
     return;

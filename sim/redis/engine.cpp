@@ -164,7 +164,68 @@ Reply RedisEngine::execute(const Command& command, const ExecutionContext& conte
                            std::vector<Propagated>& propagate) {
   Call call{command,  context.wall_now.ms_floor(), context.wall_now, context.from_master, false,
             propagate};
+  script_run_ = ScriptRun{};
   return dispatch(call);
+}
+
+uint64_t RedisEngine::busy_instructions() const {
+  const auto threshold_ms =
+      static_cast<uint64_t>(std::max<int64_t>(0, options_.busy_reply_threshold_ms));
+  const unsigned __int128 product =
+      static_cast<unsigned __int128>(threshold_ms) * options_.script_instructions_per_ms;
+  return product > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(product);
+}
+
+Duration RedisEngine::script_duration(uint64_t instructions) const {
+  const uint64_t per_ms = std::max<uint64_t>(1, options_.script_instructions_per_ms);
+  const unsigned __int128 ns =
+      (static_cast<unsigned __int128>(instructions) * 1'000'000 + per_ms - 1) / per_ms;
+  constexpr auto ns_max = static_cast<unsigned __int128>(INT64_MAX / 4);  // far past any run
+  return Duration::from_ns(static_cast<int64_t>(std::min(ns, ns_max)));
+}
+
+Reply RedisEngine::kill_script(uint64_t instructions, std::vector<Propagated>& propagate) {
+  ++script_limits_.script_kill;
+  return scripts_->kill_last(instructions, propagate);
+}
+
+bool RedisEngine::is_script_kill(const Command& command) {
+  return command.size() == 2 && equals_ignore_case(command[0], "script") &&
+         equals_ignore_case(command[1], "kill");
+}
+
+Reply RedisEngine::busy_reply(const Command& command) const {
+  if (command.empty()) return Reply::error("ERR empty command");
+  const CommandSpec* spec = find_command(command[0]);
+  if (spec == nullptr) return Reply::error(unknown_command_error(command));
+  const auto argc = static_cast<int>(command.size());
+  if ((spec->arity > 0 && argc != spec->arity) || argc < -spec->arity) {
+    return Reply::error(wrong_arity(spec->name));
+  }
+  if (equals_ignore_case(command[0], "script")) {
+    // Subcommands are looked up (and their arity checked) before the BUSY check too.
+    const std::string& sub = command[1];
+    struct Sub {
+      const char* name;
+      int arity;
+    };
+    constexpr Sub subs[] = {{"exists", -3}, {"flush", -2}, {"help", 2}, {"kill", 2}, {"load", 3}};
+    const Sub* found = nullptr;
+    for (const Sub& candidate : subs) {
+      if (equals_ignore_case(sub, candidate.name)) found = &candidate;
+    }
+    if (found == nullptr) {
+      return Reply::error("ERR unknown subcommand '" + sub.substr(0, 128) + "'. Try SCRIPT HELP.");
+    }
+    if ((found->arity > 0 && argc != found->arity) || argc < -found->arity) {
+      return Reply::error(wrong_arity(std::string("script|") + found->name));
+    }
+  }
+  if (options_.replica && (spec->flags & command_write) != 0) {
+    return Reply::error(replica_readonly_error());
+  }
+  return Reply::error(
+      "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
 }
 
 Reply RedisEngine::dispatch(Call& call) {
@@ -194,6 +255,7 @@ Value* RedisEngine::lookup(Call& call, std::string_view key) {
 }
 
 void RedisEngine::delete_expired(Call& call, Keyspace::iterator it) {
+  if (call.in_script) scripts_->note_expired(it->first, it->second);
   Command del = make_command(config_.lazyfree_lazy_expire ? "UNLINK" : "DEL", it->first);
   volatile_keys_.erase(it->first);
   keys_.erase(it);

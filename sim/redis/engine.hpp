@@ -65,9 +65,14 @@ struct Propagated {
 struct EngineOptions {
   std::string version = "7.0";  // "7.0" or "6.2": how TTLs travel to replicas
   bool replica = false;
-  // The model's lua-time-limit: a script that runs more Lua VM instructions (or pattern-matching
-  // steps) than this is stopped, as if SCRIPT KILL had been sent (docs/redis-model.md).
+  // Scripts in virtual time (docs/redis-model.md, "Script limits"): a script is charged one
+  // virtual ms per script_instructions_per_ms Lua VM instructions (or pattern-matching steps).
+  // Past busy_reply_threshold_ms (Redis's lua-time-limit) it is busy: the node answers others
+  // BUSY until it ends or SCRIPT KILL stops it. script_instructions_max is the hard cap: the
+  // engine alone stops the script there as if SCRIPT KILL had been sent; a node ends its run.
   uint64_t script_instructions_max = 100'000'000;
+  uint64_t script_instructions_per_ms = 10'000;
+  int64_t busy_reply_threshold_ms = 5000;
   // Bytes a Lua state may hold; an allocation past it fails ("not enough memory").
   std::size_t script_memory_bytes_max = 256u << 20;
 };
@@ -77,6 +82,18 @@ struct ScriptLimitStats {
   uint64_t killed = 0;      // read-only scripts past the instruction budget
   uint64_t unkillable = 0;  // scripts past the budget after they wrote (real Redis: UNKILLABLE)
   uint64_t out_of_memory = 0;
+  uint64_t busy = 0;         // scripts that ran past busy_reply_threshold_ms
+  uint64_t script_kill = 0;  // busy scripts stopped by a SCRIPT KILL (kill_script)
+};
+
+// What the script of the last command spent (reset by every execute), for the node's model of
+// a busy script.
+struct ScriptRun {
+  static constexpr uint64_t never = UINT64_MAX;
+  uint64_t instructions = 0;  // Lua VM instructions and pattern-matching steps
+  uint64_t wrote_at = never;  // instructions spent when it first called a write command
+  bool busy = false;          // ran past busy_reply_threshold_ms (see busy_instructions())
+  bool capped = false;        // stopped at script_instructions_max
 };
 
 // The config parameters CONFIG GET/SET know about (values as Redis prints them).
@@ -145,6 +162,21 @@ class RedisEngine {
   const Value* peek(std::string_view key) const;  // raw: ignores expiry
   uint64_t expired_keys() const { return expired_keys_; }
   const ScriptLimitStats& script_limits() const { return script_limits_; }
+
+  // Busy scripts (docs/redis-model.md): the last command's script, the instructions after which
+  // a script is busy, and the virtual time a number of instructions takes (rounded up).
+  const ScriptRun& last_script_run() const { return script_run_; }
+  uint64_t busy_instructions() const;
+  Duration script_duration(uint64_t instructions) const;
+  // SCRIPT KILL reaching the last script (busy, not yet written) when it had spent
+  // `instructions`: the keyspace and the script's random state return to what they were when it
+  // started and it runs again up to there, to the kill. Returns its caller's reply; its effects
+  // (expired keys it deleted before the kill) go to `propagate`.
+  Reply kill_script(uint64_t instructions, std::vector<Propagated>& propagate);
+  // The reply to a command that arrives while a script is busy (Redis's processCommand: unknown
+  // command, arity and a replica's READONLY come first, then BUSY); SCRIPT KILL is the caller's.
+  Reply busy_reply(const Command& command) const;
+  static bool is_script_kill(const Command& command);
 
   // Internal: one command being executed (public so the scripting module can drive it).
   struct Call;
@@ -244,6 +276,7 @@ class RedisEngine {
   std::set<std::string, std::less<>> volatile_keys_;  // keys with a TTL, for active expiry
   uint64_t expired_keys_ = 0;
   ScriptLimitStats script_limits_;
+  ScriptRun script_run_;
   std::string replication_id_;
   std::unique_ptr<ScriptRunner> scripts_;
   std::optional<BlockRequest> block_request_;

@@ -14,6 +14,13 @@ RedisNode::RedisNode(Simulator& simulator, ProcessId id, std::string name, Engin
 Reply RedisNode::execute(const Command& command, bool from_master) {
   const ExecutionContext context{.wall_now = wall_now(), .from_master = from_master};
   Reply reply = engine_.execute(command, context, effects_);
+  if (serving_request_ && engine_.last_script_run().busy) {
+    // A busy script's writes reach the AOF and replicas when it ends (busy_script.cpp).
+    busy_effects_ = std::move(effects_);
+    effects_.clear();
+    busy_pending_ = true;
+    return reply;
+  }
   flush_effects();
   return reply;
 }
@@ -23,6 +30,7 @@ Reply RedisNode::handle(const Message& request) {
 }
 
 void RedisNode::on_timer(uint64_t tag) {
+  if (take_timer_while_busy(tag)) return;
   if (tag != expire_timer_tag) {
     on_block_timer(tag);
     return;
@@ -44,6 +52,9 @@ void RedisNode::on_crash() {
   replay_.clear();
   engine_.take_ready_keys();
   engine_.take_block_request();
+  busy_.reset();  // the script dies with the process, its caller's connection too
+  busy_effects_.clear();
+  busy_pending_ = false;
   timer_armed_ = false;  // the kernel dropped the process's timers
 }
 

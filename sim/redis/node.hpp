@@ -12,6 +12,15 @@
 // timeouts only when its event loop wakes. A crash drops every parked client; a client that has
 // crashed since it blocked is skipped when its turn comes (its connection closed).
 //
+// A script that runs past lua-time-limit (busy_script.cpp; docs/redis-model.md): the engine runs
+// it whole when it arrives, and the node then lets it take its virtual time, one ms per
+// EngineOptions::script_instructions_per_ms instructions, from its start. Requests that arrive
+// in the first busy_reply_threshold_ms wait; from then on others get Redis's BUSY (or its
+// unknown-command, arity or READONLY errors) and SCRIPT KILL stops a script that has not written
+// (UNKILLABLE otherwise). The caller's own requests, replication and internal messages, and the
+// node's timers wait until the script ends. A script still running at script_instructions_max
+// ends the run (RunStop::script_limit).
+//
 // Hooks for persistence and replication: set_propagation_sink() receives, after every command
 // and every expire cycle, what Redis would feed to the AOF and replicas. A crash loses the
 // keyspace and the script cache (no persistence); on_restart_hook lets a persistence model
@@ -56,6 +65,12 @@ class RedisNode : public ServerProcess {
   // Starts the active-expire timer if this node expires keys and some key has a TTL (a promoted
   // replica calls it: from then on it expires keys with its own clock, F5).
   void arm_expire_timer();
+  // While a script is busy: takes the message (answered, or kept for after the script) and
+  // returns true; subclasses call it first in on_message. Likewise for timers (the busy
+  // script's own, and the others, kept until it ends).
+  bool take_while_busy(Message& message);
+  bool take_timer_while_busy(uint64_t tag);
+  bool busy() const { return busy_.has_value(); }
 
  private:
   void flush_effects();
@@ -85,6 +100,28 @@ class RedisNode : public ServerProcess {
   std::map<uint64_t, Connection> block_timers_;  // timer tag -> parked connection
   uint64_t next_block_tag_ = block_timer_tag_base;
   std::deque<Message> replay_;  // requests that waited behind a BLPOP, to serve now
+
+  struct BusyScript {
+    Message request;                  // the EVAL, answered when the script ends or is killed
+    Reply reply;                      // its reply if it runs to its end
+    std::vector<Propagated> effects;  // its propagation, flushed at its end
+    Instant started;                  // the node's monotonic clock when it started
+    uint64_t instructions = 0;        // what it spends (ScriptRun)
+    uint64_t wrote_at = 0;
+    bool capped = false;       // still running at script_instructions_max: the run ends there
+    bool timed_out = false;    // past busy_reply_threshold_ms: others get BUSY
+    TimerId timer = 0;         // the next of: timed out, end
+    std::deque<Message> held;  // requests and messages for after it, in arrival order
+    std::vector<uint64_t> held_timers;  // timer tags that fell due meanwhile
+  };
+  void start_busy(const Message& request, Reply reply);
+  void on_busy_timer(uint64_t tag);
+  void answer_while_busy(Message& message);
+  void end_busy(std::optional<Reply> killed_reply);
+  std::optional<BusyScript> busy_;
+  bool serving_request_ = false;          // execute() keeps a busy script's effects
+  bool busy_pending_ = false;             // and says so to serve_request
+  std::vector<Propagated> busy_effects_;  // kept by execute() for start_busy
 
   RedisEngine engine_;
   Rng expire_rng_;

@@ -175,14 +175,17 @@ std::optional<Reply> single_reply(lua_State* lua) {
 // luaReplyToRedisReply does, but with its own stack of open arrays instead of recursion (C
 // frames 7995 deep overflow a thread's stack under a sanitizer). Like Redis, a table nested past
 // the Lua stack's limit (8000 slots) ends in an error element, which bounds deep and
-// self-referencing tables (7995 levels below a script's result).
-Reply lua_to_reply(lua_State* lua) {
+// self-referencing tables (7995 levels below a script's result). The reply may hold at most
+// `bytes_max` (a fixed cost per element plus its text; one string shared by many elements counts
+// each time): past it, nullopt (real Redis would fill its memory building it).
+std::optional<Reply> lua_to_reply(lua_State* lua, std::size_t bytes_max) {
   struct OpenArray {
     std::vector<Reply> items;
     int index = 0;  // of the element on the Lua stack above this array's table
   };
   std::vector<OpenArray> open;  // each one's table is on the Lua stack, in order
   std::optional<Reply> done;
+  std::size_t bytes = 0;
   while (true) {
     if (!done) {
       if (lua_checkstack(lua, 4) == 0) {
@@ -191,6 +194,8 @@ Reply lua_to_reply(lua_State* lua) {
         done = single_reply(lua);
         if (!done) open.emplace_back();
       }
+      bytes += sizeof(Reply) + (done ? done->text.size() : 0);
+      if (bytes > bytes_max) return std::nullopt;
     }
     if (done) {
       if (open.empty()) return std::move(*done);
@@ -227,6 +232,23 @@ int redis_call_body(lua_State* lua, bool raise) {
   if (argc == 0) {
     return raise_or_return(
         lua, runner, "ERR Please specify at least one argument for this redis lib call", raise);
+  }
+  // What the script hands to write commands (into the keyspace) counts against its Lua memory
+  // budget too: a 50 MB string SET under 100 keys would be 5 GB outside the Lua state. Raised
+  // before any C++ object is alive here (a Lua error unwinds with longjmp).
+  if (lua_type(lua, 1) == LUA_TSTRING) {
+    std::size_t length = 0;
+    const char* name = lua_tolstring(lua, 1, &length);
+    const RedisEngine::CommandSpec* spec =
+        RedisEngine::find_command(std::string_view(name, length));
+    if (spec != nullptr && (spec->flags & command_write) != 0) {
+      for (int j = 2; j <= argc; ++j) {
+        runner.argument_bytes += lua_type(lua, j) == LUA_TSTRING ? lua_objlen(lua, j) : 32;
+      }
+      if (runner.argument_bytes > runner.memory_bytes_max()) {
+        lua_newuserdata(lua, runner.memory_bytes_max() + 1);  // raises "not enough memory"
+      }
+    }
   }
   Command argv;
   argv.reserve(static_cast<std::size_t>(argc));
@@ -739,7 +761,47 @@ void ScriptRunner::flush() {
 
 bool ScriptRunner::spend(uint64_t instructions) {
   instructions_used += instructions;
-  return instructions_used <= engine_.options().script_instructions_max;
+  if (instructions_used > busy_at_ && !busy_) note_busy();
+  return instructions_used <= stop_at_;
+}
+
+void ScriptRunner::note_busy() {
+  busy_ = true;
+  if (wrote) return;  // it cannot be killed: nothing to keep
+  Rerun rerun{.argv = current_->argv,
+              .sha = *sha_,
+              .key_count = key_count_,
+              .now_ms = current_->now_ms,
+              .wall_now = current_->wall_now,
+              .from_master = current_->from_master,
+              .random_state = random_state_at_start_,
+              .keyspace = engine_.snapshot(),
+              .expired_keys = engine_.expired_keys_ - expired_before_busy_.size()};
+  for (SnapshotEntry& entry : expired_before_busy_)
+    rerun.keyspace.push_back(std::move(entry));
+  expired_before_busy_.clear();
+  rerun_ = std::move(rerun);
+}
+
+void ScriptRunner::note_expired(const std::string& key, const Value& value) {
+  if (busy_ || wrote || replaying_ || current_ == nullptr) return;
+  expired_before_busy_.push_back(SnapshotEntry{key, value});
+}
+
+Reply ScriptRunner::kill_last(uint64_t instructions, std::vector<Propagated>& propagate) {
+  SIM_ASSERT(rerun_.has_value());
+  Rerun rerun = std::move(*rerun_);
+  rerun_.reset();
+  engine_.restore(rerun.keyspace, rerun.wall_now, /*skip_expired=*/false);
+  engine_.expired_keys_ = rerun.expired_keys;
+  random_state = rerun.random_state;
+  RedisEngine::Call call{rerun.argv,        rerun.now_ms, rerun.wall_now,
+                         rerun.from_master, false,        propagate};
+  replaying_ = true;
+  stop_at_ = instructions;
+  Reply reply = run(call, rerun.sha, rerun.key_count);
+  replaying_ = false;
+  return reply;
 }
 
 std::size_t ScriptRunner::memory_bytes_max() const {
@@ -967,8 +1029,21 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
   replication_flags = 3;
   last_raised_error.clear();
   instructions_used = 0;
+  argument_bytes = 0;
   killing = false;
   wrote = false;
+  sha_ = &sha;
+  key_count_ = key_count;
+  random_state_at_start_ = random_state;
+  busy_ = false;
+  expired_before_busy_.clear();
+  if (!replaying_) {
+    rerun_.reset();
+    busy_at_ = engine_.busy_instructions();
+    stop_at_ = engine_.options().script_instructions_max;
+  } else {
+    busy_at_ = UINT64_MAX;  // stop_at_ is the SCRIPT KILL's (kill_last)
+  }
   lua_sethook(lua, count_hook, LUA_MASKCOUNT, hook_period_instructions);
   const int status = lua_pcall(lua, 0, 1, -2);
   lua_sethook(lua, nullptr, 0, 0);
@@ -976,8 +1051,14 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
   // Lua stack for a deep reply) would abort: a little room past the budget covers it.
   memory_slack = 1u << 20;
   current_ = nullptr;
+  expired_before_busy_.clear();
+  ScriptRun& record = engine_.script_run_;
+  record.instructions = instructions_used;
+  record.busy = busy_;
+  record.capped = killing && !replaying_;
+  if (busy_) ++engine_.script_limits_.busy;
   Reply reply;
-  if (killing) {
+  if (killing && !replaying_) {
     ++(wrote ? engine_.script_limits_.unkillable : engine_.script_limits_.killed);
   }
   if (status == LUA_ERRMEM) {
@@ -1001,7 +1082,15 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
       reply = Reply::error("ERR Error running script " + sha + ", execution failure");
     }
   } else {
-    reply = lua_to_reply(lua);
+    std::optional<Reply> converted = lua_to_reply(lua, memory_bytes_max());
+    if (converted) {
+      reply = std::move(*converted);
+    } else {
+      ++engine_.script_limits_.out_of_memory;
+      reply = Reply::error("ERR Error running script " + sha +
+                           ", its reply is larger than the model's Lua memory (" +
+                           std::to_string(memory_bytes_max()) + " bytes)");
+    }
   }
   lua_settop(lua, 0);
   memory_slack = 0;
@@ -1033,7 +1122,10 @@ Reply ScriptRunner::call_from_script(const Command& argv, std::string& refusal) 
     refusal = std::string("-") + RedisEngine::replica_readonly_error();
     return {};
   }
-  if ((spec->flags & command_write) != 0) wrote = true;
+  if ((spec->flags & command_write) != 0 && !wrote) {
+    wrote = true;
+    engine_.script_run_.wrote_at = instructions_used;
+  }
   std::vector<Propagated> produced;
   RedisEngine::Call inner{argv, current_->now_ms, current_->wall_now, current_->from_master,
                           true, produced};

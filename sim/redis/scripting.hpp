@@ -6,8 +6,10 @@
 //   Redis 7.0 patches its Lua VM for read-only tables; stock Lua 5.1 has no such flag, so the
 //   script's environment, the library tables and the string metatable are read-only proxies, and
 //   rawset/setmetatable/table.insert/getmetatable guard them. Bytecode is read as text.
-// - Limits: an instruction budget (count hook) ends a script as SCRIPT KILL would; a memory budget
-//   per Lua state; replies nested past the Lua stack end in Redis's "reached lua stack limit".
+// - Limits: instructions counted by a count hook (virtual time once past lua-time-limit: the node
+//   answers others BUSY; SCRIPT KILL runs the script again up to the kill, see kill_last); a cap
+//   that ends it as SCRIPT KILL would; a memory budget per Lua state; replies nested past the
+//   Lua stack end in Redis's "reached lua stack limit".
 // - redis.call/pcall/error_reply/status_reply/sha1hex/log/setresp/set_repl/replicate_commands,
 //   with Redis's reply conversion both ways and its error texts.
 // - Scripts cached by SHA-1; time is frozen for the whole script (one ExecutionContext); the
@@ -15,6 +17,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,9 +51,16 @@ class ScriptRunner {
   bool wrote = false;                 // the running script called a write command
   std::size_t memory_bytes = 0;       // held by the Lua state (its allocator counts)
   std::size_t memory_slack = 0;       // allowed past the budget while a reply is read
+  std::size_t argument_bytes = 0;     // passed to redis.call/pcall by the running script
   uint64_t random_state = 0;          // Redis's redisLrand48 state, shared by all scripts
   bool spend(uint64_t instructions);  // false once the budget is spent
   std::size_t memory_bytes_max() const;
+
+  // A busy script (RedisEngine::kill_script): the running script deleted an expired key (kept
+  // until it goes busy, to rebuild the keyspace it started with), and a SCRIPT KILL that reached
+  // the last script after `instructions`.
+  void note_expired(const std::string& key, const Value& value);
+  Reply kill_last(uint64_t instructions, std::vector<Propagated>& propagate);
 
  private:
   void open_state();
@@ -58,6 +68,30 @@ class ScriptRunner {
   // Compiles and caches a body; on failure returns false and sets `error`.
   bool create_function(const std::string& sha, const std::string& body, std::string& error);
   Reply run(RedisEngine::Call& call, const std::string& sha, int64_t key_count);
+  void note_busy();  // the running script just passed busy_instructions()
+
+  // What running the last script again up to a SCRIPT KILL needs, kept once it went busy
+  // without having written (a script that wrote cannot be killed).
+  struct Rerun {
+    Command argv;
+    std::string sha;
+    int64_t key_count = 0;
+    int64_t now_ms = 0;
+    Instant wall_now;
+    bool from_master = false;
+    uint64_t random_state = 0;
+    std::vector<SnapshotEntry> keyspace;  // as the script found it
+    uint64_t expired_keys = 0;
+  };
+  std::optional<Rerun> rerun_;
+  uint64_t busy_at_ = UINT64_MAX;  // the running script is busy past this many instructions
+  uint64_t stop_at_ = UINT64_MAX;  // and is stopped past this many (cap, or a SCRIPT KILL's)
+  bool busy_ = false;              // the running script passed busy_at_
+  bool replaying_ = false;         // running a killed script again (kill_last)
+  uint64_t random_state_at_start_ = 0;
+  int64_t key_count_ = 0;
+  const std::string* sha_ = nullptr;
+  std::vector<SnapshotEntry> expired_before_busy_;  // keys the running script deleted so far
 
   RedisEngine& engine_;
   lua_State* lua_ = nullptr;

@@ -240,7 +240,7 @@ void ClusterNode::link_down(const std::string& why) {
 // ---- messages ----
 
 void ClusterNode::on_message(Message& message) {
-  if (message.is_reply || message.command.empty()) return;
+  if (message.is_reply || message.command.empty() || take_while_busy(message)) return;
   if (message.request_id == 0 && handle_internal(message)) return;
   if (handle_wait(message)) return;
   RedisNode::on_message(message);  // BLPOP may park the client instead of replying
@@ -522,6 +522,7 @@ void ClusterNode::unblock_waiters(const std::string& error) {
 // ---- timers, crash, restart ----
 
 void ClusterNode::on_timer(uint64_t tag) {
+  if (take_timer_while_busy(tag)) return;  // no time event runs while a script is busy
   if (tag == cron_tag) {
     cron();
   } else if (tag == full_sync_tag) {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# `redlock-sim redis` at the model's lua-time-limit: an endless read-only script gets 7.0's
-# SCRIPT KILL reply and the session goes on; one that wrote first ends the session with exit 1
-# and the limit named (real 7.0 could not kill it). Never a hang: each case has a timeout.
+# `redlock-sim redis` at the model's script limits: a script past lua-time-limit that ends takes
+# its virtual time (redis-cli would wait for it); one that never ends (read-only or after a
+# write) reaches the model's cap, and since this session is the node's only client nobody could
+# SCRIPT KILL it: the session ends at once with exit 1 and the limit named, instead of hanging
+# as redis-cli would. Never a hang: each case has a timeout.
 set -uo pipefail
 cli=${1:?usage: redis_script_limits.sh CLI}
 failures=0
@@ -17,16 +19,20 @@ check() {  # name, expected exit, expected stdout, expected stderr pattern, inpu
   fi
   if [[ ! "$err" =~ $4 ]]; then echo "FAIL $1: stderr '$err'"; failures=$((failures + 1)); fi
 }
-killed='(error) ERR Script killed by user with SCRIPT KILL... script: '
-check "read-only endless loop" 0 \
-  "${killed}694a5fe1ddb97a4c6a1bf299d9537c7d3d0f84e7, on @user_script:1.
-PONG" '^$' $'EVAL "while true do end" 0\nPING\n'
-check "endless tail call" 0 \
-  "${killed}197e879a891c46126021783a9b088ddb17a16d9e, on @user_script:1." '^$' \
+limit="^redlock-sim: redis: line 1: limit: script_limit: the script still ran after the model's \
+100000000 Lua instructions \(10000 ms of virtual time at 10000 per ms\); real Redis 7.0 answers \
+other clients BUSY after lua-time-limit \(5000 ms\) and runs it until"
+check "read-only endless loop" 1 "" "$limit SCRIPT KILL or SHUTDOWN NOSAVE \(this session is its only client\)$" \
+  $'EVAL "while true do end" 0\nPING\n'
+check "endless tail call" 1 "" "$limit SCRIPT KILL or SHUTDOWN NOSAVE" \
   $'EVAL "local function f() return f() end return f()" 0\n'
-check "loop after a write" 1 \
-  "${killed}568b86d2fd65cc68609ed729cb9cfb854214362f, on @user_script:1." \
-  "^redlock-sim: redis: line 2: limit: a script that had written ran past the model's lua-time-limit \(100000000 Lua instructions\); real Redis 7.0 cannot kill it \(UNKILLABLE\) until SHUTDOWN NOSAVE$" \
+check "pathological pattern" 1 "" "$limit SCRIPT KILL or SHUTDOWN NOSAVE" \
+  $'EVAL "return string.find(string.rep(\'a\', 100000), \'.-.-.-.-.-.-.-.-.-b\')" 0\n'
+check "loop after a write" 1 "" \
+  "${limit/line 1/line 2} SHUTDOWN NOSAVE \(it has written: SCRIPT KILL gets UNKILLABLE\)" \
   $'# a write, then for ever\nEVAL "redis.call(\'set\', \'k\', \'v\') while true do end" 0\nPING\n'
-[[ $failures -eq 0 ]] && echo "3 scripts past the instruction budget: reported as expected"
+# 60 000 000 instructions: 6 s of virtual time, past lua-time-limit; the reply, then TIME 6 s on.
+check "busy script that ends" 0 $'(integer) 30000000\n1) "1767225606"\n2) "0"' '^$' \
+  $'EVAL "local n = 0 for i = 1, 30000000 do n = n + 1 end return n" 0\nTIME\n'
+[[ $failures -eq 0 ]] && echo "5 scripts past lua-time-limit: reported as expected"
 [[ $failures -eq 0 ]]

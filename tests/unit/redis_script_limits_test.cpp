@@ -121,6 +121,37 @@ TEST(RedisScriptLimits, HugeStringsHitTheMemoryBudget) {
   EXPECT_TRUE(h.eval("return string.rep('x', 1000):len()").is_integer(1000));
 }
 
+// A reply that repeats one large string (1 MB held once by Lua, 10 000 times in the reply: 10 GB
+// to build) is refused with a reported limit, counted against the same budget, and the node
+// goes on (it ended in std::bad_alloc, issue 14).
+TEST(RedisScriptLimits, HugeRepliesHitTheMemoryBudget) {
+  Harness h(EngineOptions{.script_memory_bytes_max = 64u << 20});
+  const Reply reply = h.eval(
+      "local s = string.rep('x', 1000000) local t = {} for i = 1, 10000 do t[i] = s end "
+      "return t");
+  EXPECT_EQ(reply.text,
+            "ERR Error running script 4def16e97d7dfb5987c446095676ffe8dbfb7a17, its reply is "
+            "larger than the model's Lua memory (67108864 bytes)");
+  EXPECT_EQ(h.engine.script_limits().out_of_memory, 1u);
+  const Reply small = h.eval("local t = {} for i = 1, 1000 do t[i] = 'x' end return t");
+  EXPECT_EQ(small.elements.size(), 1000u);
+}
+
+// What a script writes into the keyspace counts against its Lua memory budget: a 1 MB string
+// SET under 100 keys (100 MB outside the Lua state) is refused with the out-of-memory reply once
+// the writes pass 64 MB, and the keys written before stay (it ended in std::bad_alloc with 50 MB
+// under 100 keys, issue 14). Reads cost nothing.
+TEST(RedisScriptLimits, WritesCountAgainstTheMemoryBudget) {
+  Harness h(EngineOptions{.script_memory_bytes_max = 64u << 20});
+  const Reply reply =
+      h.eval("local s = string.rep('x', 1000000) for i = 1, 100 do redis.call('set', i, s) end");
+  EXPECT_EQ(reply.text.rfind("ERR Error running script ", 0), 0u) << reply.text;
+  EXPECT_NE(reply.text.find("out of the model's Lua memory (67108864 bytes)"), std::string::npos);
+  EXPECT_EQ(h.engine.key_count(), 67u);  // 67 MB of writes fit in 64 MiB
+  EXPECT_TRUE(
+      h.eval("for i = 1, 100000 do redis.call('get', 'missing') end return 1").is_integer(1));
+}
+
 // cjson.encode runs in C: its output is bounded by the Lua memory budget and its walk by the
 // instruction budget before cjson starts (one 1 MB string shared 10 000 times would be 10 GB;
 // a table shared at every level of 60 would take 2^60 steps).
