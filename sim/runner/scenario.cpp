@@ -1,5 +1,7 @@
 #include "sim/runner/scenario.hpp"
 
+#include "sim/runner/run_event.hpp"
+
 namespace redlock_sim {
 
 const char* step_kind_name(StepKind kind) {
@@ -25,8 +27,12 @@ const char* step_kind_name(StepKind kind) {
 }
 
 const std::vector<std::string>& probe_names() {
-  static const std::vector<std::string> names = {"clock_rate", "clock_slew",          "clock_step",
-                                                 "failover",   "key_lost_on_restart", "pause"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const ProbeDefinition& probe : probe_definitions())
+      out.push_back(probe.name);
+    return out;
+  }();
   return names;
 }
 
