@@ -691,7 +691,8 @@ std::optional<std::string> RealWorld::start() {
     clients_.push_back(std::move(c));
   }
   clocks_.assign(infos_.size(), ProcessClock());
-  network_.ensure_processes(infos_.size());
+  for (std::size_t id = 0; id < infos_.size(); ++id)
+    network_.name_process(static_cast<ProcessId>(id), infos_[id].name);
 
   // Nodes: a real redis-server each, with the clock shim.
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
