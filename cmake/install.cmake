@@ -5,7 +5,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(redlock_sim_folders sim_kernel sim_redis sim_resource sim_scenario sim_checkers sim_replication
+set(redlock_sim_folders sim_kernel sim_redis sim_resource sim_scenario sim_faults sim_checkers sim_replication
                        sim_runner sim_explore sim_stories)
 set(redlock_exported_targets lock_impls_port lock_impls ${redlock_sim_folders} sim scenarios reports
                              api api_testing)

@@ -22,6 +22,7 @@
 #include "real/loop.hpp"
 #include "real/process.hpp"
 #include "real/resp.hpp"
+#include "sim/faults/pairing.hpp"
 #include "sim/kernel/random.hpp"
 #include "sim/kernel/simulator.hpp"
 #include "sim/resource/resource.hpp"
@@ -226,7 +227,13 @@ class RealWorld {
   ProcessId id_of(const std::string& name) const { return ids_.at(name); }
   std::vector<ProcessId> ids_of(const std::vector<std::string>& names) const;
   void tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id = 0);
-  void timed(const std::string& what, int64_t scheduled_ms);
+  // Logs a typed event now and tells its story line (the simulator's rendering of it).
+  void record(RunEvent event);
+  void record_fault(ProcessId process, const FaultSpec& fault) {
+    record(RunEvent{.process = process, .kind = RunEventKind::fault_applied, .fault = fault});
+  }
+  // `step`: a client's scripted step (not a fault, resume or restart).
+  void timed(const std::string& what, int64_t scheduled_ms, bool step = false);
 
   std::optional<std::string> start_node(NodeRun& node);
   std::optional<std::string> start_sentinel(SentinelRun& sentinel);
@@ -248,7 +255,7 @@ class RealWorld {
   void client_died(ClientRun& client);
 
   void schedule_faults();
-  void schedule_fault(const FaultSpec& fault);
+  void schedule_fault(std::size_t index);
   void crash(const FaultSpec& fault);
   void restart(ProcessId id);
   void record_durable_baseline(NodeRun& n);
@@ -284,7 +291,9 @@ class RealWorld {
   int64_t oracle_token_ = 0;
   History history_;
   std::vector<StoryEvent> story_;
-  std::map<std::string, std::size_t> partitions_;
+  std::vector<RunEvent> run_events_;
+  std::map<std::size_t, std::size_t> partitions_;        // fault index -> the network's rule
+  std::map<std::size_t, std::size_t> partition_events_;  // fault index -> its event, once begun
   int64_t last_scheduled_ms_ = 0;
   struct PendingRestart {
     ClockKind clock = ClockKind::monotonic;
@@ -349,9 +358,18 @@ void RealWorld::tell(ProcessId process, std::string kind, std::string text, uint
                               .grant_id = grant_id});
 }
 
-void RealWorld::timed(const std::string& what, int64_t scheduled_ms) {
+void RealWorld::record(RunEvent event) {
+  event.at = t0_ns_ == 0 ? Instant::zero() : true_now();
+  if (std::optional<StoryText> line = run_event_story(event)) {
+    tell(event.process, std::move(line->kind), std::move(line->text));
+    story_.back().event = run_events_.size();
+  }
+  run_events_.push_back(std::move(event));
+}
+
+void RealWorld::timed(const std::string& what, int64_t scheduled_ms, bool step) {
   const int64_t late_ns = monotonic_ns() - real_time_of_ms(scheduled_ms);
-  timings_.push_back({what, scheduled_ms, late_ns / 1000});
+  timings_.push_back({what, scheduled_ms, late_ns / 1000, step});
 }
 
 Instant RealWorld::stamp(const json& event, const char* key) const {
@@ -482,7 +500,7 @@ std::optional<std::string> RealWorld::start_sentinel(SentinelRun& s) {
            << "sentinel down-after-milliseconds " << failover.master_name << " "
            << failover.down_after_ms
            << "\n"
-           // The model's election timeout (sim/cluster/sentinel.hpp).
+           // The model's election timeout (sim/replication/sentinel.hpp).
            << "sentinel failover-timeout " << failover.master_name << " 10000\n"
            << "sentinel parallel-syncs " << failover.master_name << " 1\n";
     if (!config) return "cannot write the configuration of sentinel " + s.name;
@@ -683,7 +701,8 @@ std::optional<std::string> RealWorld::start() {
     clients_.push_back(std::move(c));
   }
   clocks_.assign(infos_.size(), ProcessClock());
-  network_.ensure_processes(infos_.size());
+  for (std::size_t id = 0; id < infos_.size(); ++id)
+    network_.name_process(static_cast<ProcessId>(id), infos_[id].name);
 
   // Nodes: a real redis-server each, with the clock shim.
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
@@ -962,7 +981,7 @@ void RealWorld::advance_steps(ClientRun& c) {
         loop_.at(real_time_of_ms(*step.at_ms),
                  [this, pointer, at = *step.at_ms, name = std::string(step_kind_name(step.kind))] {
                    pointer->wait_timer.reset();
-                   timed("step " + name + " " + pointer->spec->name, at);
+                   timed("step " + name + " " + pointer->spec->name, at, true);
                    advance(*pointer);
                  });
     return;
@@ -1366,7 +1385,7 @@ void RealWorld::arm_restart(ProcessId id) {
     p.armed = false;
     timed("restart " + infos_[id].name, at.ms_floor());
     restart(id);
-    tell(id, "fault", "restarted by its supervisor");
+    record(RunEvent{.process = id, .kind = RunEventKind::supervisor_restart});
   });
 }
 
@@ -1476,11 +1495,10 @@ int64_t RealWorld::lose_unsynced_writes(NodeRun& n) {
 
 void RealWorld::crash(const FaultSpec& fault) {
   const ProcessId id = id_of(fault.target);
-  const std::string how = fault_kind_name(fault.kind);
   NodeRun* n = node(id);
   ClientRun* c = client(id);
   if ((n != nullptr && !n->process.running()) || (c != nullptr && !c->alive)) return;
-  tell(id, "fault", how + (fault.kind == FaultKind::crash ? " (kill -9)" : ""));
+  record_fault(id, fault);
   PendingRestart& pending = restarts_[id];
   pending.keys_before = -1;
   if (n != nullptr) {
@@ -1521,7 +1539,8 @@ void RealWorld::crash(const FaultSpec& fault) {
   }
 }
 
-void RealWorld::schedule_fault(const FaultSpec& fault) {
+void RealWorld::schedule_fault(std::size_t fault_index) {
+  const FaultSpec& fault = scenario_.faults[fault_index];
   const int64_t at = real_time_of_ms(fault.at_ms);
   const ProcessId target = fault.target.empty() ? 0 : id_of(fault.target);
   const std::string label = std::string("fault ") + fault_kind_name(fault.kind) +
@@ -1538,9 +1557,7 @@ void RealWorld::schedule_fault(const FaultSpec& fault) {
     case FaultKind::clock_step:
       when([this, target, fault] {
         step_clock(target, fault.delta_ms * 1'000'000);
-        tell(target, "fault",
-             "wall clock steps " + std::string(fault.delta_ms >= 0 ? "+" : "") +
-                 ms_text(fault.delta_ms));
+        record_fault(target, fault);
         history_.probe("clock_step");
       });
       return;
@@ -1557,16 +1574,14 @@ void RealWorld::schedule_fault(const FaultSpec& fault) {
         ClientRun* c = client(target);
         const int64_t initial = n ? n->spec->clock.offset_ms : c ? c->spec->clock.offset_ms : 0;
         step_clock(target, fault.delta_ms * 1'000'000 - (current + initial * 1'000'000));
-        tell(target, "fault", "wall clock set to true time " + ms_text(fault.delta_ms));
+        record_fault(target, fault);
         history_.probe("clock_step");
       });
       return;
     case FaultKind::pause:
       when([this, target, fault] {
         pause(target, true);
-        tell(
-            target, "fault",
-            "paused" + (fault.duration_ms ? " for " + ms_text(*fault.duration_ms) : std::string()));
+        record_fault(target, fault);
         history_.probe("pause");
       });
       if (fault.duration_ms) {
@@ -1575,14 +1590,14 @@ void RealWorld::schedule_fault(const FaultSpec& fault) {
         loop_.at(real_time_of_ms(resume_ms), [this, target, resume_ms, name = fault.target] {
           timed("resume " + name, resume_ms);
           pause(target, false);
-          tell(target, "fault", "resumed");
+          record(RunEvent{.process = target, .kind = RunEventKind::pause_ended});
         });
       }
       return;
     case FaultKind::resume:
-      when([this, target] {
+      when([this, target, fault] {
         pause(target, false);
-        tell(target, "fault", "resumed");
+        record_fault(target, fault);
       });
       return;
     case FaultKind::crash:
@@ -1594,10 +1609,10 @@ void RealWorld::schedule_fault(const FaultSpec& fault) {
     case FaultKind::clock_slew:
       return;  // refused before the run (unstageable_reason)
     case FaultKind::restart:
-      when([this, target] {
+      when([this, target, fault] {
         restarts_[target].armed = false;
         restart(target);
-        tell(target, "fault", "restarted");
+        record_fault(target, fault);
       });
       return;
     case FaultKind::partition: {
@@ -1608,17 +1623,23 @@ void RealWorld::schedule_fault(const FaultSpec& fault) {
           .start = Instant::from_ms(fault.at_ms),
           .end = fault.until_ms ? Instant::from_ms(*fault.until_ms) : Instant::max()};
       const std::size_t index = network_.add_partition(std::move(rule));
-      if (!fault.name.empty()) partitions_[fault.name] = index;
+      partitions_[fault_index] = index;
       if (fault.until_ms) last_scheduled_ms_ = std::max(last_scheduled_ms_, *fault.until_ms);
-      const std::string text = partition_story_text(fault);
       const ProcessId teller = id_of(fault.side_a.front());
-      when([this, teller, text] { tell(teller, "fault", text); });
+      when([this, teller, fault, fault_index] {
+        partition_events_[fault_index] = run_events_.size();
+        record_fault(teller, fault);
+      });
       return;
     }
     case FaultKind::heal: {
-      const std::size_t index = partitions_.at(fault.name);
+      const std::size_t partition = healed_partition(scenario_.faults, fault_index).value();
+      const std::size_t index = partitions_.at(partition);
       const Instant heal_at = Instant::from_ms(fault.at_ms);
-      when([this, index, heal_at] { network_.heal(index, heal_at); });
+      when([this, index, heal_at, partition, fault] {
+        network_.heal(index, heal_at);
+        record(heal_event(fault, partition_events_, partition, run_events_));
+      });
       return;
     }
     case FaultKind::hold_message: {
@@ -1629,9 +1650,8 @@ void RealWorld::schedule_fault(const FaultSpec& fault) {
           .active_from = Instant::from_ms(fault.at_ms),
           .release_at = Instant::from_ms(*fault.until_ms)});
       last_scheduled_ms_ = std::max(last_scheduled_ms_, *fault.until_ms);
-      const std::string text = hold_story_text(fault);
       const ProcessId teller = id_of(fault.from);
-      when([this, teller, text] { tell(teller, "fault", text); });
+      when([this, teller, fault] { record_fault(teller, fault); });
       return;
     }
   }
@@ -1639,8 +1659,8 @@ void RealWorld::schedule_fault(const FaultSpec& fault) {
 }
 
 void RealWorld::schedule_faults() {
-  for (const FaultSpec& fault : scenario_.faults)
-    schedule_fault(fault);
+  for (std::size_t i = 0; i < scenario_.faults.size(); ++i)
+    schedule_fault(i);
 }
 
 // ---- the run ----
@@ -1671,7 +1691,8 @@ void RealWorld::run() {
       const std::vector<StepSpec>& steps = pointer->spec->steps;
       if (pointer->alive && !pointer->spec->workload && !steps.empty() && steps[0].at_ms &&
           *steps[0].at_ms <= 0) {
-        timed(std::string("step ") + step_kind_name(steps[0].kind) + " " + pointer->spec->name, 0);
+        timed(std::string("step ") + step_kind_name(steps[0].kind) + " " + pointer->spec->name, 0,
+              true);
       }
       advance(*pointer);
     });
@@ -1737,6 +1758,7 @@ RealRun RealWorld::finish() {
   result.staged_for_real = true;
   result.clocks = clocks_;
   result.story = story_;
+  result.events = run_events_;
   std::stable_sort(result.story.begin(), result.story.end(),
                    [](const StoryEvent& a, const StoryEvent& b) { return a.at < b.at; });
   result.stats = ResultStats{.events = events_,
@@ -1769,9 +1791,9 @@ RealRun RealWorld::finish() {
   // A step and a fault closer together than the jitter seen may have happened in either order.
   const int64_t jitter_ms = std::max<int64_t>(1, (report.late_us_max + 999) / 1000);
   for (const ActionTiming& a : timings_) {
-    if (a.what.rfind("step ", 0) != 0) continue;
+    if (!a.step) continue;
     for (const ActionTiming& b : timings_) {
-      if (b.what.rfind("step ", 0) == 0) continue;  // faults, resumes and restarts
+      if (b.step) continue;  // faults, resumes and restarts
       // Equal times keep the simulator's order (faults are scheduled first in both worlds);
       // distinct times closer than the jitter may swap.
       const int64_t apart_ms = std::abs(a.scheduled_ms - b.scheduled_ms);

@@ -50,6 +50,7 @@ struct ActionTiming {
   std::string what;  // "fault clock_step N3", "step acquire A", ...
   int64_t scheduled_ms = 0;
   int64_t late_us = 0;  // actual minus scheduled, microseconds
+  bool step = false;    // a client's scripted step (not a fault, resume or restart)
 };
 
 struct RealReport {

@@ -151,10 +151,12 @@ void collect_trace_faults(Model& model) {
         break;
     }
   }
-  // Failovers are in the story only: the node's promotion is where the lock's reality moves.
-  for (const StoryEvent& e : result.story) {
-    if (e.text.rfind("promoted", 0) == 0)
-      model.marks.push_back({e.process, us_of(e.at), "failover", "promoted", e.text});
+  // A failover: the node's promotion is where the lock's reality moves.
+  for (const RunEvent& e : result.events) {
+    if (e.kind == RunEventKind::cluster && e.cluster.kind == ClusterEventKind::promoted) {
+      model.marks.push_back(
+          {e.process, us_of(e.at), "failover", "promoted", run_event_story(e)->text});
+    }
   }
   for (const auto& [p, since] : paused_since)
     model.pauses.push_back({p, since, model.run_end_us});
@@ -170,15 +172,17 @@ std::string joined_names(const std::vector<std::string>& names) {
 }
 
 // The trace keeps its first records only (RunOptions::trace_records_max): faults after its end
-// are drawn from the scenario instead.
-void add_faults_past_the_trace(Model& model, const std::map<std::string, ProcessId>& id_of) {
+// are drawn from the run's events instead.
+void add_faults_past_the_trace(Model& model) {
   const ScenarioResult& result = *model.result;
   if (!result.trace_truncated || result.trace.empty()) return;
   const int64_t trace_end_us = result.trace.back().time_ns / 1'000;
-  for (const FaultSpec& fault : model.scenario->faults) {
+  for (const RunEvent& e : result.events) {
+    if (e.kind != RunEventKind::fault_applied) continue;
+    const FaultSpec& fault = e.fault;
     const int64_t at = fault.at_ms * 1'000;
-    if (at <= trace_end_us || !id_of.count(fault.target)) continue;
-    const ProcessId p = id_of.at(fault.target);
+    if (at <= trace_end_us || fault.target.empty()) continue;
+    const ProcessId p = e.process;
     const std::string delta = (fault.delta_ms >= 0 ? "+" : "") + std::to_string(fault.delta_ms);
     if (fault.kind == FaultKind::clock_step) {
       model.marks.push_back(
@@ -196,9 +200,13 @@ void add_faults_past_the_trace(Model& model, const std::map<std::string, Process
   }
 }
 
-// Partitions and held messages come from the scenario: the result does not carry them.
-void collect_scenario_faults(Model& model, const std::map<std::string, ProcessId>& id_of) {
-  for (const FaultSpec& fault : model.scenario->faults) {
+// Partitions and held messages, from the run's events.
+void collect_network_faults(Model& model, const std::map<std::string, ProcessId>& id_of) {
+  const std::vector<RunEvent>& events = model.result->events;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const RunEvent& e = events[i];
+    if (e.kind != RunEventKind::fault_applied) continue;
+    const FaultSpec& fault = e.fault;
     const int64_t start = fault.at_ms * 1'000;
     if (fault.kind == FaultKind::hold_message && id_of.count(fault.from)) {
       const std::string until =
@@ -209,10 +217,8 @@ void collect_scenario_faults(Model& model, const std::map<std::string, ProcessId
     }
     if (fault.kind != FaultKind::partition) continue;
     int64_t end = fault.until_ms ? *fault.until_ms * 1'000 : model.run_end_us;
-    for (const FaultSpec& heal : model.scenario->faults) {
-      if (heal.kind == FaultKind::heal && !fault.name.empty() && heal.name == fault.name &&
-          heal.at_ms >= fault.at_ms)
-        end = std::min(end, heal.at_ms * 1'000);
+    for (const RunEvent& heal : events) {
+      if (heal.ends == i) end = std::min(end, heal.fault.at_ms * 1'000);
     }
     const auto band = [&](const std::vector<std::string>& side, const std::string& label) {
       for (const std::string& name : side) {
@@ -229,7 +235,7 @@ void collect_scenario_faults(Model& model, const std::map<std::string, ProcessId
       band(fault.side_b, "cut off from " + joined_names(fault.side_a));
     }
   }
-  add_faults_past_the_trace(model, id_of);
+  add_faults_past_the_trace(model);
   std::stable_sort(model.marks.begin(), model.marks.end(),
                    [](const Mark& a, const Mark& b) { return a.at_us < b.at_us; });
 }
@@ -404,7 +410,7 @@ Model build_model(const ScenarioResult& result, const Scenario& scenario,
     id_of.emplace(result.processes[id].name, id);
   plan_lanes(model);
   collect_trace_faults(model);
-  collect_scenario_faults(model, id_of);
+  collect_network_faults(model, id_of);
   collect_clocks(model);
   plan_window(model);
   select_items(model, options);

@@ -25,26 +25,41 @@ const std::string& name_of(const ScenarioResult& result, ProcessId id) {
   return result.processes.at(id).name;
 }
 
+// How a sentence about a fault's process joins its name to the story line, by the fault's kind.
+std::string subject_and_verb(const std::string& name, const std::string& text,
+                             const RunEvent& event) {
+  if (event.kind == RunEventKind::supervisor_restart) return name + " was " + text;
+  if (event.kind != RunEventKind::fault_applied) return name + " " + text;
+  switch (event.fault.kind) {
+    case FaultKind::clock_step:
+    case FaultKind::clock_offset:
+    case FaultKind::clock_rate:
+    case FaultKind::clock_slew:
+      return name + "'s " + text;
+    case FaultKind::pause:
+    case FaultKind::restart:
+      return name + " was " + text;
+    case FaultKind::crash:
+      return name + " crashed (kill -9)";
+    case FaultKind::power_loss:
+      return name + " lost power";
+    case FaultKind::shutdown:
+      return name + " was shut down";
+    default:
+      return name + " " + text;
+  }
+}
+
 // A story line as a sentence about its process: "N3's wall clock steps +10000 ms".
 std::string sentence(const ScenarioResult& result, const StoryEvent& e) {
   const std::string& name = name_of(result, e.process);
-  const std::string& text = e.text;
-  const auto starts = [&](const char* prefix) { return text.rfind(prefix, 0) == 0; };
-  std::string subject_and_verb;
-  if (starts("wall clock") || starts("clock")) {
-    subject_and_verb = name + "'s " + text;
-  } else if (starts("granted") || starts("paused") || starts("restarted")) {
-    subject_and_verb = name + " was " + text;
-  } else if (starts("crash")) {
-    subject_and_verb = name + " crashed" + text.substr(5);
-  } else if (starts("power_loss")) {
-    subject_and_verb = name + " lost power" + text.substr(10);
-  } else if (starts("shutdown")) {
-    subject_and_verb = name + " was shut down" + text.substr(8);
-  } else {
-    subject_and_verb = name + " " + text;
+  std::string said = name + " " + e.text;
+  if (e.event) {
+    said = subject_and_verb(name, e.text, result.events.at(*e.event));
+  } else if (e.kind == "grant") {
+    said = name + " was " + e.text;  // "granted 'lock' (grant 3), ..."
   }
-  return "At " + ms_text(us_of(e.at)) + " ms " + subject_and_verb + ".";
+  return "At " + ms_text(us_of(e.at)) + " ms " + said + ".";
 }
 
 // Which nodes held whose key at an instant: what the nodes' reality was when beliefs clashed.

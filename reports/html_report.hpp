@@ -31,8 +31,9 @@ struct HtmlOptions {
   std::string program = "redlock-sim";
 };
 
-// The whole page. `scenario` gives what the result does not carry: partitions, held messages and
-// the lock names.
+// The whole page. Everything drawn comes from the result (its typed events for faults,
+// partitions, held messages and failovers); `scenario` gives only the lock names, the
+// description and the source file's name for the header.
 std::string html_report(const ScenarioResult& result, const Scenario& scenario,
                         const HtmlOptions& options = {});
 

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "sim/faults/pairing.hpp"
 #include "sim/kernel/simulator.hpp"
 
 namespace redlock_sim {
@@ -792,7 +793,6 @@ void check_references(const Scenario& s, const std::string& file, const ProfileC
       process_ref(*name, at + "." + end);
     }
   }
-  std::set<std::string> partitions;
   for (std::size_t i = 0; i < s.faults.size(); ++i) {
     const FaultSpec& f = s.faults[i];
     const std::string at = "$.faults[" + std::to_string(i) + "]";
@@ -808,8 +808,7 @@ void check_references(const Scenario& s, const std::string& file, const ProfileC
       process_ref(name, at + ".sides[1]");
     if (!f.from.empty()) process_ref(f.from, at + ".from");
     if (!f.to.empty()) process_ref(f.to, at + ".to");
-    if (f.kind == FaultKind::partition && !f.name.empty()) partitions.insert(f.name);
-    if (f.kind == FaultKind::heal && partitions.count(f.name) == 0) {
+    if (f.kind == FaultKind::heal && !healed_partition(s.faults, i)) {
       throw ScenarioError(file, at + ".name", "no earlier partition is named \"" + f.name + "\"");
     }
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/faults/pairing.hpp"
+
 namespace redlock_sim {
 
 Verdict verdict_of(const ScenarioResult& result, const std::string& checker) {
@@ -27,17 +29,8 @@ void forget_process(Scenario& s, const std::string& name) {
     kept.push_back(std::move(f));
   }
   // A heal whose partition is gone goes too.
-  std::vector<FaultSpec> healed;
-  for (const FaultSpec& f : kept) {
-    if (f.kind == FaultKind::heal) {
-      const bool partition_left = std::any_of(kept.begin(), kept.end(), [&](const FaultSpec& p) {
-        return p.kind == FaultKind::partition && p.name == f.name;
-      });
-      if (!partition_left) continue;
-    }
-    healed.push_back(f);
-  }
-  s.faults = std::move(healed);
+  drop_orphan_heals(kept);
+  s.faults = std::move(kept);
   // Expectations about a client that is gone go too (the final file's are replaced anyway).
   std::erase_if(s.expect.grants, [&](const ExpectedGrant& g) { return g.client == name; });
   std::erase_if(s.expect.replies, [&](const ExpectedReply& r) { return r.client == name; });
@@ -46,13 +39,7 @@ void forget_process(Scenario& s, const std::string& name) {
 void add_fault_reductions(const Scenario& s, std::vector<Scenario>& out) {
   for (std::size_t i = 0; i < s.faults.size(); ++i) {
     Scenario r = s;
-    const FaultSpec removed = r.faults[i];
-    r.faults.erase(r.faults.begin() + static_cast<std::ptrdiff_t>(i));
-    if (removed.kind == FaultKind::partition && !removed.name.empty()) {
-      std::erase_if(r.faults, [&](const FaultSpec& f) {
-        return f.kind == FaultKind::heal && f.name == removed.name;
-      });
-    }
+    remove_fault(r.faults, i);  // a partition takes its heals along
     out.push_back(std::move(r));
   }
 }

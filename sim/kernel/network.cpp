@@ -40,10 +40,14 @@ Duration DelaySpec::draw(Rng& rng) const {
   return min;
 }
 
-void Network::ensure_processes(std::size_t count) {
-  if (count <= process_count_) return;
-  rows_.resize(count);
-  process_count_ = count;
+void Network::name_process(ProcessId id, std::string name) {
+  SIM_ASSERT(!name.empty());
+  if (id >= process_count_) {
+    process_count_ = static_cast<std::size_t>(id) + 1;
+    rows_.resize(process_count_);
+    names_.resize(process_count_);
+  }
+  names_[id] = std::move(name);
 }
 
 Network::Link& Network::link(ProcessId from, ProcessId to) {
@@ -114,8 +118,8 @@ Network::Route Network::route(ProcessId from, ProcessId to, const std::string* c
   if (is_cut(from, to, now)) return {DropReason::partition, now};
   Link& l = link(from, to);
   if (!l.rng) {
-    l.rng.emplace(
-        Rng::derive(seed_, "network/link/" + std::to_string(from) + "/" + std::to_string(to)));
+    SIM_ASSERT(!names_[from].empty() && !names_[to].empty());  // every endpoint is named
+    l.rng.emplace(Rng::derive(seed_, "network/link/" + names_[from] + "/" + names_[to]));
   }
   if (l.loss_numerator > 0 && l.rng->chance(l.loss_numerator, l.loss_denominator)) {
     return {DropReason::loss, now};

@@ -6,7 +6,9 @@
 //   delivered before one sent earlier on the same link. A held message holds the ones behind it.
 // - A partition drops what is sent across it, and what was in flight when it started. Partition
 //   rules carry their own [start, end) window in true time, one-way or two-way.
-// - Delays are drawn per link from the link's own random stream.
+// - Delays and losses are drawn per link from the link's own random stream, named by its
+//   endpoints' process names ("network/link/A/N3"), never by their ids: a scenario reduced by one
+//   process keeps every other link's draws.
 #pragma once
 
 #include <cstdint>
@@ -87,7 +89,8 @@ class Network {
   // Decides the fate of a message sent now: dropped, or delivered at a time that respects FIFO.
   Route route(ProcessId from, ProcessId to, const std::string* command_name, Instant now);
 
-  void ensure_processes(std::size_t count);
+  // Every process the network routes for is named first: its links' streams derive from names.
+  void name_process(ProcessId id, std::string name);
 
  private:
   struct Link {
@@ -102,6 +105,7 @@ class Network {
 
   uint64_t seed_;
   std::size_t process_count_ = 0;
+  std::vector<std::string> names_;  // by ProcessId
   DelaySpec default_delay_ = DelaySpec::fixed(Duration::from_ms(1));
   // Per sender, the links it has used, sorted by receiver and made on first use: a run's links
   // grow with the pairs that talk (nodes x clients), not with the square of its processes

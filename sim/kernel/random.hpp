@@ -3,8 +3,8 @@
 // are banned).
 //
 // Every component derives its own stream from the root seed and a stable name
-// (`Rng::derive(root_seed, "network/link/3/5")`), so a new draw in one model never shifts what
-// another model sees.
+// (`Rng::derive(root_seed, "network/link/A/N3")`: process names, never ids or indexes that a
+// reduction can shift), so a new draw in one model never shifts what another model sees.
 #pragma once
 
 #include <cstdint>

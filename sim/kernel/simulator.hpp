@@ -184,7 +184,7 @@ class Simulator {
     auto process = std::make_unique<P>(*this, id, std::move(name), std::forward<Args>(args)...);
     P& ref = *process;
     processes_.push_back(std::move(process));
-    network_.ensure_processes(processes_.size());
+    network_.name_process(id, ref.name());
     return ref;
   }
   Process& process(ProcessId id) { return *processes_.at(id); }

@@ -19,8 +19,8 @@ ProcessClock clock_from(const ClockSpec& clock) {
 Cluster::Cluster(Simulator& simulator, const std::vector<NodeSpec>& nodes,
                  const FailoverSpec& failover)
     : simulator_(simulator) {
-  const auto observe = [this](ProcessId process, std::string kind, std::string text) {
-    tell(process, std::move(kind), std::move(text));
+  const auto observe = [this](ProcessId process, const ClusterEvent& event) {
+    if (observer_) observer_(process, event);
   };
   for (const NodeSpec& spec : nodes) {
     auto& node = simulator_.add_process<ClusterNode>(
@@ -84,10 +84,6 @@ void Cluster::start() {
   for (ProcessId id : sentinel_ids_) {
     if (simulator_.process(id).status() != ProcessStatus::crashed) sentinel(id).start();
   }
-}
-
-void Cluster::tell(ProcessId process, std::string kind, std::string text) {
-  if (observer_) observer_(process, std::move(kind), std::move(text));
 }
 
 ProcessId Cluster::id_of(const std::string& name) const {

@@ -16,13 +16,9 @@
 // runner sets clocks. At true time zero (a scheduled action) replicas are attached to their
 // masters already in sync, and every node and sentinel starts its timers.
 //
-// Observer kinds (process, kind, text):
-//   nodes:     "restart" (keys loaded, before the stop, lost), "persistence" (what a stop left of
-//              the AOF), "replication" (resyncs served, link down, replica timed out),
-//              "full-resync" / "partial-resync" (on the replica), "promoted", "replicaof"
-//   sentinels: "+sdown", "-sdown", "+odown", "+try-failover", "+vote-for-leader",
-//              "+elected-leader", "+selected-slave", "+switch-master", "+convert-to-slave",
-//              "-failover-abort-no-good-slave", "-failover-abort-not-elected"
+// The observer gets typed ClusterEvents (sim/replication/cluster_event.hpp): node restarts with the
+// keys they kept and lost, persistence, replication, promotion, REPLICAOF, and the sentinels'
+// state changes under Redis's own event names.
 //
 // Addressing "the current master": a client asks any sentinel with the request
 // `SENTINEL get-master-addr-by-name <master_name>` (reply: [node name, "6379"]) or follows the
@@ -43,7 +39,7 @@ namespace redlock_sim {
 
 class Cluster {
  public:
-  using Observer = std::function<void(ProcessId, std::string kind, std::string text)>;
+  using Observer = std::function<void(ProcessId, const ClusterEvent& event)>;
 
   Cluster(Simulator& simulator, const std::vector<NodeSpec>& nodes, const FailoverSpec& failover);
   Cluster(const Cluster&) = delete;
@@ -70,7 +66,6 @@ class Cluster {
 
  private:
   void start();
-  void tell(ProcessId process, std::string kind, std::string text);
 
   Simulator& simulator_;
   std::map<std::string, ProcessId> ids_;

@@ -60,8 +60,12 @@ ClusterNode::ClusterNode(Simulator& simulator, ProcessId id, std::string name,
                     : "";
 }
 
-void ClusterNode::tell(std::string kind, std::string text) {
-  if (observer_) observer_(id(), std::move(kind), std::move(text));
+void ClusterNode::tell(ClusterEvent event) {
+  if (observer_) observer_(id(), event);
+}
+
+void ClusterNode::tell(ClusterEventKind kind, std::string detail) {
+  tell(ClusterEvent{.kind = kind, .detail = std::move(detail)});
 }
 
 std::string ClusterNode::new_replication_id() {
@@ -101,9 +105,9 @@ void ClusterNode::prepare_stop(StopKind kind) {
   const std::size_t written = disk.aof.size();
   persistence_.stop(kind, engine().snapshot());
   if (persistence_.aof_enabled()) {
-    tell("persistence", std::string(stop_kind_name(kind)) + ": " + std::to_string(written) +
-                            " AOF commands written, " + std::to_string(disk.aof.size()) +
-                            " kept on disk");
+    tell(ClusterEventKind::persistence, std::string(stop_kind_name(kind)) + ": " +
+                                            std::to_string(written) + " AOF commands written, " +
+                                            std::to_string(disk.aof.size()) + " kept on disk");
   }
   if (kind == StopKind::power_loss) return;  // a dead machine sends no FIN
   for (const auto& [replica, state] : replicas_)
@@ -196,7 +200,8 @@ void ClusterNode::master_cron() {
   const Instant now = monotonic_now();
   for (auto it = replicas_.begin(); it != replicas_.end();) {
     if (now - it->second.last_ack > Duration::from_ms(options_.repl_timeout_ms)) {
-      tell("replication", "replica " + name_of(it->first) + " timed out (no ACK for repl-timeout)");
+      tell(ClusterEventKind::replication,
+           "replica " + name_of(it->first) + " timed out (no ACK for repl-timeout)");
       it = replicas_.erase(it);
     } else {
       ++it;
@@ -232,7 +237,7 @@ void ClusterNode::send_psync() {
 void ClusterNode::link_down(const std::string& why) {
   if (link_ == Link::up) {
     link_down_since_ = monotonic_now();
-    tell("replication", "link to the master down: " + why);
+    tell(ClusterEventKind::replication, "link to the master down: " + why);
   }
   link_ = Link::down;
 }
@@ -276,7 +281,7 @@ bool ClusterNode::handle_internal(Message& message) {
     if (master_ == message.from) {
       link_down("the master closed the connection");
     } else if (replicas_.erase(message.from) != 0) {
-      tell("replication", "replica " + name_of(message.from) + " disconnected");
+      tell(ClusterEventKind::replication, "replica " + name_of(message.from) + " disconnected");
     }
   } else {
     return false;
@@ -310,9 +315,9 @@ void ClusterNode::on_psync(const Message& message) {
       if (entry.start >= offset) missing.push_back(entry.command);
     }
     append_commands(reply, missing);
-    tell("replication", "partial resync of " + replica_name + " from offset " +
-                            std::to_string(offset) + " (" + std::to_string(missing.size()) +
-                            " commands from the backlog)");
+    tell(ClusterEventKind::replication,
+         "partial resync of " + replica_name + " from offset " + std::to_string(offset) + " (" +
+             std::to_string(missing.size()) + " commands from the backlog)");
   } else {
     // Diskless full sync (7.0's default): the transfer starts repl-diskless-sync-delay after
     // the request, with the data set as it is then; meanwhile the replica is not online (no
@@ -324,9 +329,10 @@ void ClusterNode::on_psync(const Message& message) {
       return;
     }
     full_syncs_pending_[message.from] = monotonic_now();
-    tell("replication", "full resync of " + replica_name + " requested: the transfer starts in " +
-                            std::to_string(options_.repl_diskless_sync_delay_ms) +
-                            " ms (repl-diskless-sync-delay)");
+    tell(ClusterEventKind::replication, "full resync of " + replica_name +
+                                            " requested: the transfer starts in " +
+                                            std::to_string(options_.repl_diskless_sync_delay_ms) +
+                                            " ms (repl-diskless-sync-delay)");
     start_timer(ClockKind::monotonic,
                 monotonic_now() + Duration::from_ms(options_.repl_diskless_sync_delay_ms),
                 full_sync_tag);
@@ -339,8 +345,8 @@ void ClusterNode::on_psync(const Message& message) {
 void ClusterNode::send_full_resync(ProcessId replica) {
   Command reply = make_command("FULLRESYNC", replid_, std::to_string(offset_));
   append_snapshot(reply, engine().snapshot());
-  tell("replication", "full resync of " + name_of(replica) + ": " +
-                          std::to_string(engine().key_count()) + " keys sent");
+  tell(ClusterEventKind::replication, "full resync of " + name_of(replica) + ": " +
+                                          std::to_string(engine().key_count()) + " keys sent");
   replicas_[replica] = ReplicaState{.acked_offset = 0, .last_ack = monotonic_now()};
   send_message(replica, std::move(reply), 0);
 }
@@ -381,8 +387,9 @@ void ClusterNode::on_full_resync(const Message& message) {
   link_ = Link::up;
   last_master_io_ = monotonic_now();
   ++full_resyncs_;
-  tell("full-resync", "discarded " + std::to_string(before) + " keys, loaded " +
-                          std::to_string(entries->size()) + " from " + name_of(message.from));
+  tell(ClusterEventKind::full_resync, "discarded " + std::to_string(before) + " keys, loaded " +
+                                          std::to_string(entries->size()) + " from " +
+                                          name_of(message.from));
   send_ack();
 }
 
@@ -407,7 +414,7 @@ void ClusterNode::on_continue(const Message& message) {
   link_ = Link::up;
   last_master_io_ = monotonic_now();
   ++partial_resyncs_;
-  tell("partial-resync",
+  tell(ClusterEventKind::partial_resync,
        std::to_string(commands->size()) + " commands from " + name_of(message.from));
   send_ack();
 }
@@ -565,9 +572,11 @@ void ClusterNode::on_restart() {
   backlog_.clear();
   backlog_bytes_ = 0;
   const std::size_t lost = keys_at_stop_ > loaded.keys ? keys_at_stop_ - loaded.keys : 0;
-  tell("restart", "loaded " + std::to_string(loaded.keys) + " keys from " + loaded.source + " (" +
-                      std::to_string(keys_at_stop_) + " before the stop, " + std::to_string(lost) +
-                      " lost)");
+  tell(ClusterEvent{.kind = ClusterEventKind::restarted,
+                    .keys_loaded = loaded.keys,
+                    .keys_before_stop = keys_at_stop_,
+                    .keys_lost = lost,
+                    .load_source = loaded.source});
   RedisNode::on_restart();
   link_ = Link::down;
   link_down_since_ = monotonic_now();

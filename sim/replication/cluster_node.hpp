@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/replication/cluster_event.hpp"
 #include "sim/redis/node.hpp"
 #include "sim/replication/persistence.hpp"
 
@@ -41,7 +42,7 @@ struct ClusterNodeOptions {
 class ClusterNode : public RedisNode {
  public:
   using Resolver = std::function<std::optional<ProcessId>(const std::string& name)>;
-  using Observer = std::function<void(ProcessId, std::string kind, std::string text)>;
+  using Observer = std::function<void(ProcessId, const ClusterEvent& event)>;
 
   ClusterNode(Simulator& simulator, ProcessId id, std::string name, EngineOptions engine_options,
               ClusterNodeOptions options);
@@ -106,7 +107,8 @@ class ClusterNode : public RedisNode {
     TimerId timer = 0;
   };
 
-  void tell(std::string kind, std::string text);
+  void tell(ClusterEvent event);
+  void tell(ClusterEventKind kind, std::string detail);
   void on_effects(std::vector<Propagated>& effects);
   void stream(const std::vector<Command>& commands);
   void add_to_backlog(const Command& command);

@@ -86,8 +86,9 @@ Reply ClusterNode::replicaof(const Command& argv) {
 }
 
 void ClusterNode::promote() {
-  tell("promoted", "REPLICAOF NO ONE at offset " + std::to_string(offset_) +
-                       ": a new replication id; keys now expire on this node's clock");
+  tell(ClusterEventKind::promoted,
+       "REPLICAOF NO ONE at offset " + std::to_string(offset_) +
+           ": a new replication id; keys now expire on this node's clock");
   if (master_) send_message(*master_, make_command(link_closed), 0);
   master_.reset();
   link_ = Link::down;
@@ -100,7 +101,7 @@ void ClusterNode::promote() {
 }
 
 void ClusterNode::follow(ProcessId master) {
-  tell("replicaof", "now a replica of " + name_of(master));
+  tell(ClusterEventKind::replica_of, "now a replica of " + name_of(master));
   if (master_) send_message(*master_, make_command(link_closed), 0);
   for (const auto& [replica, state] : replicas_)
     send_message(replica, make_command(link_closed), 0);

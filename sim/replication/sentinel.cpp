@@ -22,8 +22,8 @@ SentinelProcess::SentinelProcess(Simulator& simulator, ProcessId id, std::string
   master_ = options_.master;
 }
 
-void SentinelProcess::tell(std::string kind, std::string text) {
-  if (observer_) observer_(id(), std::move(kind), std::move(text));
+void SentinelProcess::tell(ClusterEventKind kind, std::string detail) {
+  if (observer_) observer_(id(), ClusterEvent{.kind = kind, .detail = std::move(detail)});
 }
 
 std::size_t SentinelProcess::position() const {
@@ -83,7 +83,7 @@ void SentinelProcess::tick() {
   if (electing_ && now - election_started_ > Duration::from_ms(options_.failover_timeout_ms)) {
     electing_ = false;
     failover_blocked_until_ = now + Duration::from_ms(options_.failover_timeout_ms);
-    tell("-failover-abort-not-elected", "epoch " + std::to_string(election_epoch_));
+    tell(ClusterEventKind::failover_abort_not_elected, "epoch " + std::to_string(election_epoch_));
   }
   convert_contradicting_nodes();
   arm_tick();
@@ -124,8 +124,8 @@ void SentinelProcess::check_sdown() {
   if (sdown_ || !since || now - *since <= Duration::from_ms(options_.down_after_ms)) return;
   sdown_ = true;
   sdown_since_ = now;
-  tell("+sdown", "master " + name_of(master_) + " (no valid reply for " +
-                     std::to_string(options_.down_after_ms) + " ms)");
+  tell(ClusterEventKind::sdown, "master " + name_of(master_) + " (no valid reply for " +
+                                    std::to_string(options_.down_after_ms) + " ms)");
   for (ProcessId peer : options_.sentinels) {
     if (peer == id()) continue;
     request(peer,
@@ -145,8 +145,8 @@ void SentinelProcess::check_odown() {
   }
   if (!odown_ && agree >= options_.quorum) {
     odown_ = true;
-    tell("+odown", "master " + name_of(master_) + " (" + std::to_string(agree) + "/" +
-                       std::to_string(options_.quorum) + " sentinels agree)");
+    tell(ClusterEventKind::odown, "master " + name_of(master_) + " (" + std::to_string(agree) +
+                                      "/" + std::to_string(options_.quorum) + " sentinels agree)");
   }
   if (odown_) try_failover();
 }

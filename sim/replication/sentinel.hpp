@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/replication/cluster_event.hpp"
 #include "sim/kernel/simulator.hpp"
 
 namespace redlock_sim {
@@ -52,7 +53,7 @@ struct SentinelOptions {
 
 class SentinelProcess : public Process {
  public:
-  using Observer = std::function<void(ProcessId, std::string kind, std::string text)>;
+  using Observer = std::function<void(ProcessId, const ClusterEvent& event)>;
 
   SentinelProcess(Simulator& simulator, ProcessId id, std::string name, SentinelOptions options);
 
@@ -101,7 +102,7 @@ class SentinelProcess : public Process {
     Instant sent;
   };
 
-  void tell(std::string kind, std::string text);
+  void tell(ClusterEventKind kind, std::string detail);
   uint64_t request(ProcessId to, Command command, RequestKind kind);
   void tick();
   void arm_tick();

@@ -76,7 +76,8 @@ void SentinelProcess::start_election() {
   electing_ = true;
   election_started_ = now;
   votes_ = {id()};
-  tell("+try-failover", "epoch " + std::to_string(election_epoch_) + ": asking for votes");
+  tell(ClusterEventKind::try_failover,
+       "epoch " + std::to_string(election_epoch_) + ": asking for votes");
   for (ProcessId peer : options_.sentinels) {
     if (peer == id()) continue;
     request(peer,
@@ -93,8 +94,8 @@ void SentinelProcess::check_elected() {
   if (!electing_ || votes_.size() < needed) return;
   electing_ = false;
   leading_ = true;
-  tell("+elected-leader", "epoch " + std::to_string(election_epoch_) + " with " +
-                              std::to_string(votes_.size()) + " votes");
+  tell(ClusterEventKind::elected_leader, "epoch " + std::to_string(election_epoch_) + " with " +
+                                             std::to_string(votes_.size()) + " votes");
   // The catalogue's convention: the promotion lands failover_delay_ms after SDOWN.
   const Instant at = sdown_since_ + Duration::from_ms(options_.failover_delay_ms);
   start_timer(ClockKind::monotonic, std::max(at, monotonic_now()), promote_tag);
@@ -144,7 +145,7 @@ void SentinelProcess::on_ping_reply(ProcessId from, const Reply& reply) {
     odown_ = false;
     peers_saying_down_.clear();
     electing_ = false;  // an election not yet won is abandoned; a won one goes on
-    tell("-sdown", "master " + name_of(master_) + " answers again");
+    tell(ClusterEventKind::sdown_cleared, "master " + name_of(master_) + " answers again");
   }
   arm_sdown_timer();
 }
@@ -208,7 +209,7 @@ Reply SentinelProcess::vote(const Command& argv) {
     if (voted_epoch_ < requested) {  // one vote per epoch, for the first to ask
       voted_epoch_ = requested;
       voted_leader_ = candidate;
-      tell("+vote-for-leader", candidate + " in epoch " + std::to_string(requested));
+      tell(ClusterEventKind::vote_for_leader, candidate + " in epoch " + std::to_string(requested));
       // Having voted for another, do not start a competing failover for a while.
       if (candidate != name()) {
         failover_blocked_until_ =
@@ -257,10 +258,11 @@ void SentinelProcess::promote() {
   const std::optional<ProcessId> chosen = select_replica();
   if (!chosen) {
     failover_blocked_until_ = monotonic_now() + Duration::from_ms(options_.failover_timeout_ms);
-    tell("-failover-abort-no-good-slave", "no replica of " + name_of(master_) + " is eligible");
+    tell(ClusterEventKind::failover_abort_no_good_slave,
+         "no replica of " + name_of(master_) + " is eligible");
     return;
   }
-  tell("+selected-slave", name_of(*chosen));
+  tell(ClusterEventKind::selected_slave, name_of(*chosen));
   request(*chosen, make_command("REPLICAOF", "NO", "ONE"), RequestKind::command);
   for (ProcessId node : options_.nodes) {
     if (node == *chosen) continue;
@@ -290,7 +292,7 @@ void SentinelProcess::switch_master(ProcessId master, const std::string& why) {
   views_[master_].last_valid_reply = monotonic_now();
   views_[master_].ping_pending_since.reset();
   arm_sdown_timer();
-  tell("+switch-master",
+  tell(ClusterEventKind::switch_master,
        options_.master_name + " " + name_of(old) + " -> " + name_of(master) + " (" + why + ")");
   if (options_.subscribers == nullptr) return;
   for (ProcessId client : *options_.subscribers)
@@ -314,7 +316,7 @@ void SentinelProcess::convert_contradicting_nodes() {
       continue;
     }
     if (now - *view.contradiction_since < contradiction_grace) continue;
-    tell("+convert-to-slave", name_of(node) + " -> replica of " + name_of(master_));
+    tell(ClusterEventKind::convert_to_slave, name_of(node) + " -> replica of " + name_of(master_));
     request(node, make_command("REPLICAOF", name_of(master_), "6379"), RequestKind::command);
     view.contradiction_since = now;
   }

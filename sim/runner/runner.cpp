@@ -2,18 +2,16 @@
 
 #include <algorithm>
 
+#include "sim/faults/pairing.hpp"
 #include "sim/kernel/assert.hpp"
 #include "sim/replication/cluster.hpp"
 #include "sim/resource/resource.hpp"
 #include "sim/runner/client_process.hpp"
+#include "sim/runner/run_event.hpp"
 
 namespace redlock_sim {
 
 namespace {
-
-std::string ms_text(int64_t ms) {
-  return std::to_string(ms) + " ms";
-}
 
 // Everything one run builds; lives for the duration of run_scenario.
 class World {
@@ -45,7 +43,12 @@ class World {
   void reload_keys(ProcessId node);
   void apply_clock(Process& process, const ClockSpec& clock);
   void tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id = 0);
-  void schedule_fault(const FaultSpec& fault);
+  // Logs a typed event at the current instant and tells its story line, if it has one.
+  void record(RunEvent event);
+  void record_fault(ProcessId process, const FaultSpec& fault) {
+    record(RunEvent{.process = process, .kind = RunEventKind::fault_applied, .fault = fault});
+  }
+  void schedule_fault(std::size_t index);
   void schedule_crash(const FaultSpec& fault);
   void arm_restart(ProcessId id);
   std::vector<ProcessId> ids_of(const std::vector<std::string>& names) const;
@@ -56,13 +59,15 @@ class World {
   std::unique_ptr<Cluster> cluster_;
   History history_;
   std::vector<StoryEvent> story_;
+  std::vector<RunEvent> events_;
   std::size_t story_text_bytes_ = 0;
   std::map<std::string, ProcessId> ids_;
   std::vector<ProcessInfo> infos_;
   std::vector<ClientProcess*> clients_;
   ResourceProcess* resource_ = nullptr;
   int64_t oracle_token_ = 0;
-  std::map<std::string, std::size_t> partitions_;
+  std::map<std::size_t, std::size_t> partitions_;        // fault index -> the network's rule
+  std::map<std::size_t, std::size_t> partition_events_;  // fault index -> its event, once begun
   KeyTracker keys_;
   std::vector<CommandReplyRecord> replies_;
   // Supervised restarts: a restart timed on the host's own clock, re-aimed on clock changes.
@@ -106,6 +111,15 @@ void World::tell(ProcessId process, std::string kind, std::string text, uint64_t
                               .text = std::move(text),
                               .grant_id = grant_id});
   story_text_bytes_ += story_.back().kind.size() + story_.back().text.size();
+}
+
+void World::record(RunEvent event) {
+  event.at = simulator_.now();
+  if (std::optional<StoryText> line = run_event_story(event); line && options_.record_story) {
+    tell(event.process, std::move(line->kind), std::move(line->text));
+    story_.back().event = events_.size();
+  }
+  events_.push_back(std::move(event));
 }
 
 void World::apply_clock(Process& process, const ClockSpec& clock) {
@@ -153,17 +167,9 @@ void World::build_cluster() {
     ids_[name] = id;
     infos_.push_back({name, "sentinel"});
   }
-  cluster_->set_observer([this](ProcessId process, std::string kind, std::string text) {
-    if (kind == "restart" || kind == "full-resync") reload_keys(process);
-    if (kind == "restart" && text.find(" lost)") != std::string::npos &&
-        text.find(", 0 lost)") == std::string::npos) {
-      history_.probe("key_lost_on_restart");
-    }
-    if (kind == "promoted") history_.probe("failover");
-    // Failovers and restarts explain violations: they are told like faults.
-    const bool fault_like = kind == "promoted" || kind == "+switch-master" || kind == "restart" ||
-                            kind == "+odown" || kind == "replicaof";
-    tell(process, fault_like ? "fault" : "cluster", kind + ": " + text);
+  cluster_->set_observer([this](ProcessId process, const ClusterEvent& event) {
+    if (cluster_event_reloads_keys(event.kind)) reload_keys(process);
+    record(RunEvent{.process = process, .kind = RunEventKind::cluster, .cluster = event});
   });
   seed_data();
 }
@@ -289,8 +295,8 @@ void World::start_clients() {
 }
 
 void World::schedule_faults() {
-  for (const FaultSpec& fault : scenario_.faults)
-    schedule_fault(fault);
+  for (std::size_t i = 0; i < scenario_.faults.size(); ++i)
+    schedule_fault(i);
 }
 
 void World::arm_restart(ProcessId id) {
@@ -304,17 +310,16 @@ void World::arm_restart(ProcessId id) {
     if (!p.armed || p.generation != generation) return;  // re-aimed, or restarted by hand
     p.armed = false;
     simulator_.restart(id);
-    tell(id, "fault", "restarted by its supervisor");
+    record(RunEvent{.process = id, .kind = RunEventKind::supervisor_restart});
   });
 }
 
 void World::schedule_crash(const FaultSpec& fault) {
   const ProcessId id = id_of(fault.target);
-  const std::string how = fault_kind_name(fault.kind);
-  simulator_.schedule_action(Instant::from_ms(fault.at_ms), [this, id, how, fault] {
+  simulator_.schedule_action(Instant::from_ms(fault.at_ms), [this, id, fault] {
     Process& p = simulator_.process(id);
     if (p.status() == ProcessStatus::crashed) return;
-    tell(id, "fault", how + (fault.kind == FaultKind::crash ? " (kill -9)" : ""));
+    record_fault(id, fault);
     if (cluster_->is_node(id) || cluster_->is_sentinel(id)) {
       cluster_->crash(id, fault.kind);
     } else {
@@ -332,7 +337,8 @@ void World::schedule_crash(const FaultSpec& fault) {
   });
 }
 
-void World::schedule_fault(const FaultSpec& fault) {
+void World::schedule_fault(std::size_t fault_index) {
+  const FaultSpec& fault = scenario_.faults[fault_index];
   const Instant at = Instant::from_ms(fault.at_ms);
   const ProcessId target = fault.target.empty() ? 0 : id_of(fault.target);
   auto after_clock_change = [this, target] {
@@ -342,60 +348,47 @@ void World::schedule_fault(const FaultSpec& fault) {
     case FaultKind::clock_step:
       simulator_.schedule_action(at, [this, target, fault, after_clock_change] {
         simulator_.step_wall_clock(target, Duration::from_ms(fault.delta_ms));
-        tell(target, "fault",
-             "wall clock steps " + std::string(fault.delta_ms >= 0 ? "+" : "") +
-                 ms_text(fault.delta_ms));
-        history_.probe("clock_step");
+        record_fault(target, fault);
         after_clock_change();
       });
       return;
     case FaultKind::clock_offset:
       simulator_.schedule_action(at, [this, target, fault, after_clock_change] {
         simulator_.set_wall_clock_offset(target, Duration::from_ms(fault.delta_ms));
-        tell(target, "fault", "wall clock set to true time " + ms_text(fault.delta_ms));
-        history_.probe("clock_step");
+        record_fault(target, fault);
         after_clock_change();
       });
       return;
     case FaultKind::clock_rate:
       simulator_.schedule_action(at, [this, target, fault, after_clock_change] {
         simulator_.set_clock_rate(target, fault.rate);
-        tell(target, "fault",
-             "clock rate becomes " + std::to_string(fault.rate.numerator) + "/" +
-                 std::to_string(fault.rate.denominator));
-        history_.probe("clock_rate");
+        record_fault(target, fault);
         after_clock_change();
       });
       return;
     case FaultKind::clock_slew:
       simulator_.schedule_action(at, [this, target, fault, after_clock_change] {
         simulator_.slew_clock(target, Duration::from_ms(fault.delta_ms), fault.slew_ppm);
-        tell(target, "fault",
-             "clock slews " + ms_text(fault.delta_ms) + " at " + std::to_string(fault.slew_ppm) +
-                 " ppm");
-        history_.probe("clock_slew");
+        record_fault(target, fault);
         after_clock_change();
       });
       return;
     case FaultKind::pause:
       simulator_.schedule_action(at, [this, target, fault] {
         simulator_.pause(target);
-        tell(
-            target, "fault",
-            "paused" + (fault.duration_ms ? " for " + ms_text(*fault.duration_ms) : std::string()));
-        history_.probe("pause");
+        record_fault(target, fault);
       });
       if (fault.duration_ms) {
         simulator_.schedule_action(at + Duration::from_ms(*fault.duration_ms), [this, target] {
           simulator_.resume(target);
-          tell(target, "fault", "resumed");
+          record(RunEvent{.process = target, .kind = RunEventKind::pause_ended});
         });
       }
       return;
     case FaultKind::resume:
-      simulator_.schedule_action(at, [this, target] {
+      simulator_.schedule_action(at, [this, target, fault] {
         simulator_.resume(target);
-        tell(target, "fault", "resumed");
+        record_fault(target, fault);
       });
       return;
     case FaultKind::crash:
@@ -404,10 +397,10 @@ void World::schedule_fault(const FaultSpec& fault) {
       schedule_crash(fault);
       return;
     case FaultKind::restart:
-      simulator_.schedule_action(at, [this, target] {
+      simulator_.schedule_action(at, [this, target, fault] {
         restarts_[target].armed = false;
         simulator_.restart(target);
-        tell(target, "fault", "restarted");
+        record_fault(target, fault);
       });
       return;
     case FaultKind::partition: {
@@ -418,18 +411,23 @@ void World::schedule_fault(const FaultSpec& fault) {
           .start = at,
           .end = fault.until_ms ? Instant::from_ms(*fault.until_ms) : Instant::max()};
       const std::size_t index = simulator_.network().add_partition(std::move(rule));
-      if (!fault.name.empty()) partitions_[fault.name] = index;
+      partitions_[fault_index] = index;
       // The story names the cut, told by the first process of side A, so that a violation's
       // story shows why the clients saw different nodes.
-      const std::string text = partition_story_text(fault);
       const ProcessId teller = id_of(fault.side_a.front());
-      simulator_.schedule_action(at, [this, teller, text] { tell(teller, "fault", text); });
+      simulator_.schedule_action(at, [this, teller, fault, fault_index] {
+        partition_events_[fault_index] = events_.size();
+        record_fault(teller, fault);
+      });
       return;
     }
     case FaultKind::heal: {
-      const std::size_t index = partitions_.at(fault.name);
-      simulator_.schedule_action(
-          at, [this, index] { simulator_.network().heal(index, simulator_.now()); });
+      const std::size_t partition = healed_partition(scenario_.faults, fault_index).value();
+      const std::size_t index = partitions_.at(partition);
+      simulator_.schedule_action(at, [this, index, partition, fault] {
+        simulator_.network().heal(index, simulator_.now());
+        record(heal_event(fault, partition_events_, partition, events_));
+      });
       return;
     }
     case FaultKind::hold_message: {
@@ -439,9 +437,8 @@ void World::schedule_fault(const FaultSpec& fault) {
           .command = fault.command,
           .active_from = at,
           .release_at = Instant::from_ms(*fault.until_ms)});
-      const std::string text = hold_story_text(fault);
       const ProcessId teller = id_of(fault.from);
-      simulator_.schedule_action(at, [this, teller, text] { tell(teller, "fault", text); });
+      simulator_.schedule_action(at, [this, teller, fault] { record_fault(teller, fault); });
       return;
     }
   }
@@ -476,7 +473,10 @@ ScenarioResult World::result(const RunResult& run) {
   for (std::size_t id = 0; id < sim.process_count(); ++id) {
     result.clocks.push_back(sim.process(static_cast<ProcessId>(id)).clock());
   }
+  for (const auto& [name, count] : count_probes(events_))
+    result.history.probe(name, count);
   result.story = std::move(story_);
+  result.events = std::move(events_);
   result.stats = ResultStats{.events = sim.events_dispatched(),
                              .simulated_ms = run.end_time.ms_floor(),
                              .grants = result.history.grants().size(),

@@ -17,6 +17,7 @@
 #include "sim/checkers/checkers.hpp"
 #include "sim/kernel/simulator.hpp"
 #include "sim/runner/key_tracker.hpp"
+#include "sim/runner/run_event.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace redlock_sim {
@@ -46,6 +47,8 @@ struct StoryEvent {
   std::string kind;  // grant, release, extend, read, write, fault, attempt, ...
   std::string text;
   uint64_t grant_id = 0;  // the grant the line is about, if any
+  // The typed event (an index into ScenarioResult::events) the line renders, if any.
+  std::optional<std::size_t> event;
 };
 
 struct ProcessInfo {
@@ -85,6 +88,7 @@ struct ScenarioResult {
   std::optional<ResourceSafetyResult> resource_detail;
   LivenessResult liveness_detail;
   std::vector<StoryEvent> story;
+  std::vector<RunEvent> events;  // the typed history the story's fault lines render
   std::vector<TraceRecord> trace;
   std::vector<MessageLogEntry> messages;    // when RunOptions::message_log_max > 0
   std::vector<ProcessClock> clocks;         // each process's clocks, full history, by ProcessId

@@ -27,6 +27,8 @@ const char* step_kind_name(StepKind kind) {
 }
 
 const std::vector<std::string>& probe_names() {
+  // The names of the runner's probe_definitions() (sim/runner/run_event.hpp), which the scenario
+  // model sits below; RunEvent.ExpectableProbesAreTheDefinedOnes keeps the two lists equal.
   static const std::vector<std::string> names = {"clock_rate", "clock_slew",          "clock_step",
                                                  "failover",   "key_lost_on_restart", "pause"};
   return names;

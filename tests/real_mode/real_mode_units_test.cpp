@@ -117,7 +117,8 @@ std::string exchange(Loop& loop, int port, const std::vector<std::string>& argv,
 TEST(Fabric, RoutesByTheSimulatorsNetworkRules) {
   Loop loop;
   Network network(1);
-  network.ensure_processes(2);
+  network.name_process(0, "client");
+  network.name_process(1, "node");
   network.set_default_delay(DelaySpec::fixed(Duration::from_ms(20)));
   const int64_t t0 = monotonic_ns();
   network.add_hold(HoldRule{.from = 0,
@@ -143,7 +144,8 @@ TEST(Fabric, RoutesByTheSimulatorsNetworkRules) {
 
   // A partition drops the command: no reply ever comes.
   Network cut_network(2);
-  cut_network.ensure_processes(2);
+  cut_network.name_process(0, "client");
+  cut_network.name_process(1, "node");
   cut_network.add_partition(PartitionRule{.side_a = {0}, .side_b = {1}});
   Fabric cut(loop, cut_network, monotonic_ns());
   const int cut_port =

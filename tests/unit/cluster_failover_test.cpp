@@ -36,8 +36,8 @@ TEST(ClusterFailover, MasterKilledBeforeReplicationLosesTheLock) {
                              {make_command("SENTINEL", "get-master-addr-by-name", "mymaster")}, 1);
   world.run_until(7000);
   EXPECT_TRUE(reply_of(a).is_ok());
-  const auto sdown = world.first("+sdown");
-  const auto promoted = world.first("promoted", "R");
+  const auto sdown = world.first(ClusterEventKind::sdown);
+  const auto promoted = world.first(ClusterEventKind::promoted, "R");
   ASSERT_TRUE(sdown && promoted);
   EXPECT_GE(*sdown, Instant::from_ms(5000));
   EXPECT_LE(*sdown, Instant::from_ms(5100));
@@ -64,7 +64,7 @@ TEST(ClusterFailover, SdownCountsFromTheFirstUnansweredPing) {
            .end = Instant::from_ms(60'000)});
     });
     world.run_until(8000);
-    const auto sdown = world.first("+sdown");
+    const auto sdown = world.first(ClusterEventKind::sdown);
     ASSERT_TRUE(sdown);
     EXPECT_GE(*sdown, Instant::from_ms(6000));
     EXPECT_LE(*sdown, Instant::from_ms(6002));
@@ -73,7 +73,7 @@ TEST(ClusterFailover, SdownCountsFromTheFirstUnansweredPing) {
     ClusterWorld world({master_spec("M"), replica_spec("R", "M")}, three_sentinels("M"), {});
     world.crash_at(500, "M", FaultKind::crash);
     world.run_until(8000);
-    const auto sdown = world.first("+sdown");
+    const auto sdown = world.first(ClusterEventKind::sdown);
     ASSERT_TRUE(sdown);
     EXPECT_GE(*sdown, Instant::from_ms(5500));
     EXPECT_LE(*sdown, Instant::from_ms(5502));
@@ -101,7 +101,7 @@ TEST(ClusterFailover, WaitAckedReplicaPromotedKeepsTheLock) {
     ASSERT_EQ(a->size(), 2u) << version;
     EXPECT_EQ(reply_of(a, 1), Reply::integer_reply(1)) << version;
     EXPECT_LE(a->at(1).at, Instant::from_ms(10)) << version;
-    EXPECT_TRUE(world.first("promoted", "R")) << version;
+    EXPECT_TRUE(world.first(ClusterEventKind::promoted, "R")) << version;
     EXPECT_TRUE(reply_of(b).is_nil()) << version;
     EXPECT_EQ(reply_of(expiry), Reply::integer_reply(when)) << version;
   }
@@ -129,7 +129,7 @@ TEST(ClusterFailover, IsolatedOldMasterIsDemotedAndWipedAfterHeal) {
   ASSERT_EQ(a->size(), 2u);
   EXPECT_TRUE(reply_of(a, 0).is_ok());
   EXPECT_TRUE(reply_of(a, 1).is_ok());
-  const auto promoted = world.first("promoted", "R2");
+  const auto promoted = world.first(ClusterEventKind::promoted, "R2");
   ASSERT_TRUE(promoted);
   EXPECT_GE(*promoted, Instant::from_ms(5900));
   EXPECT_LE(*promoted, Instant::from_ms(6200));
@@ -141,7 +141,7 @@ TEST(ClusterFailover, IsolatedOldMasterIsDemotedAndWipedAfterHeal) {
   EXPECT_EQ(old_master.engine().peek("acknowledged-write"), nullptr);
   EXPECT_EQ(old_master.full_resyncs(), 1u);
   EXPECT_EQ(world.sentinel("S1").current_master(), world.id("R2"));
-  EXPECT_TRUE(world.first("+convert-to-slave"));
+  EXPECT_TRUE(world.first(ClusterEventKind::convert_to_slave));
 }
 
 // F13 ranking: priority first (0 never), then the larger replication offset, then the name.
@@ -200,7 +200,7 @@ TEST(ClusterFailover, LongDisconnectedOrPriorityZeroReplicaIsNeverPromoted) {
     world.crash_at(2000, "M", FaultKind::crash);
     world.run_until(6000);
     EXPECT_FALSE(world.node("R").is_master());
-    EXPECT_TRUE(world.first("-failover-abort-no-good-slave"));
+    EXPECT_TRUE(world.first(ClusterEventKind::failover_abort_no_good_slave));
   }
 }
 
@@ -214,8 +214,8 @@ TEST(ClusterFailover, OdownNeedsQuorumAndFailoverNeedsMajority) {
     world.crash_at(0, "S3", FaultKind::crash);
     world.crash_at(500, "M", FaultKind::crash);
     world.run_until(8000);
-    EXPECT_TRUE(world.first("+sdown"));
-    EXPECT_FALSE(world.first("+odown"));
+    EXPECT_TRUE(world.first(ClusterEventKind::sdown));
+    EXPECT_FALSE(world.first(ClusterEventKind::odown));
     EXPECT_FALSE(world.node("R").is_master());
   }
   {
@@ -226,9 +226,9 @@ TEST(ClusterFailover, OdownNeedsQuorumAndFailoverNeedsMajority) {
       world.crash_at(0, dead, FaultKind::crash);
     world.crash_at(500, "M", FaultKind::crash);
     world.run_until(15'000);
-    EXPECT_TRUE(world.first("+odown"));
-    EXPECT_TRUE(world.first("+try-failover"));
-    EXPECT_FALSE(world.first("+elected-leader"));
+    EXPECT_TRUE(world.first(ClusterEventKind::odown));
+    EXPECT_TRUE(world.first(ClusterEventKind::try_failover));
+    EXPECT_FALSE(world.first(ClusterEventKind::elected_leader));
     EXPECT_FALSE(world.node("R").is_master());
   }
 }

@@ -33,9 +33,15 @@ TEST(ClusterPersistence, AofAlwaysKeepsAcknowledgedSetThroughPowerLoss) {
   EXPECT_TRUE(reply_of(r.set).is_ok());
   EXPECT_TRUE(reply_of(b).is_nil());
   EXPECT_EQ(reply_of(when), Reply::integer_reply(epoch_ms + 10'001));
-  const StoryLine* restart = r.world.first_line("restart", "N3");
+  const StoryLine* restart = r.world.first_line(ClusterEventKind::restarted, "N3");
   ASSERT_NE(restart, nullptr);
-  EXPECT_EQ(restart->text, "loaded 1 keys from aof (1 before the stop, 0 lost)");
+  EXPECT_EQ(restart->event.keys_loaded, 1U);
+  EXPECT_EQ(restart->event.keys_before_stop, 1U);
+  EXPECT_EQ(restart->event.keys_lost, 0U);
+  EXPECT_EQ(restart->event.load_source, "aof");
+  // The story's sentence is a rendering of those fields.
+  EXPECT_EQ(cluster_event_text(restart->event),
+            "loaded 1 keys from aof (1 before the stop, 0 lost)");
 }
 
 // S13(b): with everysec a power loss at 700, before the first fsync at 1000, loses the key: B's
@@ -47,8 +53,10 @@ TEST(ClusterPersistence, AofEverysecPowerLossBeforeFsyncLosesKey) {
   auto b = r.world.send_at(2000, "N3", make_command("SET", "lock", "B", "NX", "PX", "10000"));
   r.world.run_until(3000);
   EXPECT_TRUE(reply_of(b).is_ok());
-  EXPECT_EQ(r.world.first_line("restart", "N3")->text,
-            "loaded 0 keys from aof (1 before the stop, 1 lost)");
+  const ClusterEvent& restart = r.world.first_line(ClusterEventKind::restarted, "N3")->event;
+  EXPECT_EQ(restart.load_source, "aof");
+  EXPECT_EQ(restart.keys_loaded, 0U);
+  EXPECT_EQ(restart.keys_lost, 1U);
 }
 
 // S13(c): with everysec a power loss at 1300, after the fsync at 1000, keeps the key.
@@ -92,8 +100,10 @@ TEST(ClusterPersistence, NoPersistenceRestartsEmpty) {
   auto b = r.world.send_at(2000, "N3", make_command("SET", "lock", "B", "NX", "PX", "10000"));
   r.world.run_until(3000);
   EXPECT_TRUE(reply_of(b).is_ok());
-  EXPECT_EQ(r.world.first_line("restart", "N3")->text,
-            "loaded 0 keys from nothing (1 before the stop, 1 lost)");
+  const ClusterEvent& restart = r.world.first_line(ClusterEventKind::restarted, "N3")->event;
+  EXPECT_EQ(restart.load_source, "nothing");
+  EXPECT_EQ(restart.keys_loaded, 0U);
+  EXPECT_EQ(restart.keys_lost, 1U);
 }
 
 // S14: fsync always does not help when the wall clock steps +1 h while the node is down: the

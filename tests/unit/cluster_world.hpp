@@ -51,11 +51,11 @@ inline PersistenceSpec aof(AppendFsync fsync) {
   return PersistenceSpec{.mode = PersistenceMode::aof, .appendfsync = fsync};
 }
 
+// A cluster event as the runner receives it, with when and whom.
 struct StoryLine {
   Instant at;
   ProcessId process = 0;
-  std::string kind;
-  std::string text;
+  ClusterEvent event;
 };
 
 struct ClusterWorld {
@@ -81,8 +81,8 @@ struct ClusterWorld {
       cluster.subscribe_client(client.id());
       clients.push_back(&client);
     }
-    cluster.set_observer([this](ProcessId process, std::string kind, std::string text) {
-      story.push_back({simulator.now(), process, std::move(kind), std::move(text)});
+    cluster.set_observer([this](ProcessId process, const ClusterEvent& event) {
+      story.push_back({simulator.now(), process, event});
     });
   }
 
@@ -139,15 +139,16 @@ struct ClusterWorld {
   void run_until(int64_t ms) { simulator.run(Instant::from_ms(ms)); }
 
   // When `kind` was first told by `process` (any process when empty), if ever.
-  std::optional<Instant> first(const std::string& kind, const std::string& process = "") const {
+  std::optional<Instant> first(ClusterEventKind kind, const std::string& process = "") const {
     for (const StoryLine& line : story) {
-      if (line.kind == kind && (process.empty() || line.process == id(process))) return line.at;
+      if (line.event.kind == kind && (process.empty() || line.process == id(process)))
+        return line.at;
     }
     return std::nullopt;
   }
-  const StoryLine* first_line(const std::string& kind, const std::string& process = "") const {
+  const StoryLine* first_line(ClusterEventKind kind, const std::string& process = "") const {
     for (const StoryLine& line : story) {
-      if (line.kind == kind && (process.empty() || line.process == id(process))) return &line;
+      if (line.event.kind == kind && (process.empty() || line.process == id(process))) return &line;
     }
     return nullptr;
   }

@@ -1,0 +1,114 @@
+#include "sim/runner/run_event.hpp"
+
+namespace redlock_sim {
+
+namespace {
+
+std::string ms_text(int64_t ms) {
+  return std::to_string(ms) + " ms";
+}
+
+std::optional<std::string> fault_story_text(const FaultSpec& fault) {
+  switch (fault.kind) {
+    case FaultKind::clock_step:
+      return "wall clock steps " + std::string(fault.delta_ms >= 0 ? "+" : "") +
+             ms_text(fault.delta_ms);
+    case FaultKind::clock_offset:
+      return "wall clock set to true time " + ms_text(fault.delta_ms);
+    case FaultKind::clock_rate:
+      return "clock rate becomes " + std::to_string(fault.rate.numerator) + "/" +
+             std::to_string(fault.rate.denominator);
+    case FaultKind::clock_slew:
+      return "clock slews " + ms_text(fault.delta_ms) + " at " + std::to_string(fault.slew_ppm) +
+             " ppm";
+    case FaultKind::pause:
+      return "paused" + (fault.duration_ms ? " for " + ms_text(*fault.duration_ms) : std::string());
+    case FaultKind::resume:
+      return "resumed";
+    case FaultKind::crash:
+      return "crash (kill -9)";
+    case FaultKind::power_loss:
+    case FaultKind::shutdown:
+      return fault_kind_name(fault.kind);
+    case FaultKind::restart:
+      return "restarted";
+    case FaultKind::partition:
+      return partition_story_text(fault);
+    case FaultKind::heal:
+      return std::nullopt;
+    case FaultKind::hold_message:
+      return hold_story_text(fault);
+  }
+  return std::nullopt;
+}
+
+bool applied(const RunEvent& e, FaultKind kind) {
+  return e.kind == RunEventKind::fault_applied && e.fault.kind == kind;
+}
+
+}  // namespace
+
+std::optional<StoryText> run_event_story(const RunEvent& event) {
+  switch (event.kind) {
+    case RunEventKind::fault_applied: {
+      std::optional<std::string> text = fault_story_text(event.fault);
+      if (!text) return std::nullopt;
+      return StoryText{"fault", std::move(*text)};
+    }
+    case RunEventKind::pause_ended:
+      return StoryText{"fault", "resumed"};
+    case RunEventKind::supervisor_restart:
+      return StoryText{"fault", "restarted by its supervisor"};
+    case RunEventKind::cluster:
+      return StoryText{cluster_event_is_fault_like(event.cluster.kind) ? "fault" : "cluster",
+                       std::string(cluster_event_name(event.cluster.kind)) + ": " +
+                           cluster_event_text(event.cluster)};
+  }
+  return std::nullopt;
+}
+
+RunEvent heal_event(const FaultSpec& heal,
+                    const std::map<std::size_t, std::size_t>& partition_events,
+                    std::size_t partition, const std::vector<RunEvent>& events) {
+  RunEvent event{.kind = RunEventKind::fault_applied, .fault = heal};
+  if (const auto it = partition_events.find(partition); it != partition_events.end()) {
+    event.ends = it->second;
+    event.process = events.at(it->second).process;
+  }
+  return event;
+}
+
+const std::vector<ProbeDefinition>& probe_definitions() {
+  static const std::vector<ProbeDefinition> probes = {
+      {"clock_rate", [](const RunEvent& e) { return applied(e, FaultKind::clock_rate); }},
+      {"clock_slew", [](const RunEvent& e) { return applied(e, FaultKind::clock_slew); }},
+      // An absolute offset is a step too: the wall clock jumps.
+      {"clock_step",
+       [](const RunEvent& e) {
+         return applied(e, FaultKind::clock_step) || applied(e, FaultKind::clock_offset);
+       }},
+      {"failover",
+       [](const RunEvent& e) {
+         return e.kind == RunEventKind::cluster && e.cluster.kind == ClusterEventKind::promoted;
+       }},
+      {"key_lost_on_restart",
+       [](const RunEvent& e) {
+         return e.kind == RunEventKind::cluster && e.cluster.kind == ClusterEventKind::restarted &&
+                e.cluster.keys_lost > 0;
+       }},
+      {"pause", [](const RunEvent& e) { return applied(e, FaultKind::pause); }},
+  };
+  return probes;
+}
+
+std::map<std::string, uint64_t> count_probes(const std::vector<RunEvent>& events) {
+  std::map<std::string, uint64_t> counts;
+  for (const RunEvent& event : events) {
+    for (const ProbeDefinition& probe : probe_definitions()) {
+      if (probe.fires(event)) ++counts[probe.name];
+    }
+  }
+  return counts;
+}
+
+}  // namespace redlock_sim
