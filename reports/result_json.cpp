@@ -49,7 +49,7 @@ nlohmann::json result_json(const ScenarioResult& result) {
         {"longest_time_to_acquire_ms", optional_ms(result.liveness_detail.longest_time_to_acquire)},
         {"longest_unavailability_ms",
          optional_ms(result.liveness_detail.longest_unavailability)}}}};
-  // Only a file with command steps has replies, so other results keep DESIGN.md §7's fields.
+  // Only a file with command steps has replies, so other results keep their documented fields.
   if (!result.replies.empty()) {
     json replies = json::array();
     for (const CommandReplyRecord& r : result.replies) {

@@ -324,7 +324,7 @@ Task<ExtendResult> MultiHashLockClient::extend(std::shared_ptr<Lease> lease) {
     const Outcome outcome = co_await sub_.renew_on(node, lease->resource);
     if (outcome.replied() && outcome.reply.is_integer(1)) ++result.nodes;
   }
-  // No quorum test: one renewed sub-lock is "extended" (code reading, lock_libraries.md 13.9).
+  // No quorum test: one renewed sub-lock is "extended" (code reading, library bug B9).
   result.extended = result.nodes > 0;
   result.lock_gone = !result.extended;
   result.deadline = lease->deadline;

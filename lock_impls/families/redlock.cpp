@@ -317,7 +317,7 @@ std::vector<LockEntry> redlock_locks() {
       lock_entry("redlock", LockKind::family,
                  "Redlock per the Redis docs: N masters, majority, validity = ttl - elapsed - "
                  "drift, release-all on failure, jittered retries",
-                 "Redis docs; redis_lock_semantics.md section 3",
+                 "Redis docs; docs/catalogue.md",
                  redlock_params(zoo::redlock_reference()), [](Port& port, const ParamValues& p) {
                    return redlock_client(port, p, zoo::redlock_reference());
                  }));

@@ -1,5 +1,5 @@
 // Redlock as the Redis docs describe it ("Distributed Locks with Redis"), with every knob the
-// real libraries turn differently (shared/research/lock_libraries.md section 0).
+// real libraries turn differently (docs/lock-clients.md).
 //
 // One attempt: read T1 on the configured clock; SET the same random value NX PX ttl on all N
 // nodes (in parallel or one after another, each request with its own timeout); read T2;

@@ -1,5 +1,5 @@
 // The project's own Lua scripts, each written to behave like the library script named beside it
-// (shared/research/lock_libraries.md quotes the originals; none is pasted here).
+// (modelled on the scripts at the commits docs/lock-clients.md names; none is pasted).
 //
 // Conventions: KEYS[1] is the lock key, ARGV[1] the lock value unless said otherwise.
 #pragma once

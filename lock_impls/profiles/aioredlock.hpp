@@ -1,5 +1,5 @@
 // Profile: joanvila/aioredlock (685d1b5, 2022-05-19; aioredis 1.x).
-// lock_libraries.md section 10; bug list items 8, 13, 20, 27.
+// Library bugs B8, B13, B20, B27 (docs/catalogue.md).
 #pragma once
 
 #include "lock_impls/families/redlock.hpp"

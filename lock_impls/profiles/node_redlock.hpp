@@ -1,5 +1,5 @@
 // Profiles: mike-marcacci/node-redlock, the published npm 5.0.0-beta.2 (54de94c, 2022-03-06)
-// and v4.2.0 (870778c). lock_libraries.md section 2, bug list items 5, 13, 15, 19-21, 23, 25.
+// and v4.2.0 (870778c). Library bugs B5, B13, B15, B19, B20, B21, B23, B25 (docs/catalogue.md).
 #pragma once
 
 #include "lock_impls/families/redlock.hpp"

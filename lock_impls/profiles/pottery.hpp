@@ -1,5 +1,5 @@
 // Profile: brainix/pottery Redlock (e2f40424, 2026-08-19).
-// lock_libraries.md section 5; bug list items 12, 21, 24, 28.
+// Library bugs B12, B21, B24, B28 (docs/catalogue.md).
 #pragma once
 
 #include "lock_impls/families/redlock.hpp"

@@ -1,5 +1,5 @@
 // Profile: ionelmc/python-redis-lock 4.0.1 (e448f12, 2026-04-09).
-// lock_libraries.md section 6; bug list items 7 and 26.
+// Library bugs B7, B26 (docs/catalogue.md).
 #pragma once
 
 #include "lock_impls/families/single_instance.hpp"

@@ -1,6 +1,6 @@
 // Profiles: sewenew/redis-plus-plus RedLockMutex and RedMutex (2c47000, 2026-01-20),
-// src/sw/redis++/patterns/redlock.{h,cpp}. lock_libraries.md section 9; bug list items 7, 13,
-// 19, 20, 22, 24.
+// src/sw/redis++/patterns/redlock.{h,cpp}. Library bugs B7, B13,
+// B19, B20, B22, B24 (docs/catalogue.md).
 #pragma once
 
 #include "lock_impls/families/common.hpp"

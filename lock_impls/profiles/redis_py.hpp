@@ -1,5 +1,5 @@
 // Profile: redis/redis-py Lock (34817ce2, 2026-08-07), redis/lock.py.
-// lock_libraries.md section 7; bug list items 10, 12, 26.
+// Library bugs B10, B12, B26 (docs/catalogue.md).
 #pragma once
 
 #include "lock_impls/families/single_instance.hpp"

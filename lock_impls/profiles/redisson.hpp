@@ -1,5 +1,5 @@
 // Profiles: redisson/redisson RLock, RedissonRedLock and RFencedLock (66863978b, 2026-08-21).
-// lock_libraries.md section 3; bug list items 2, 4, 7, 9, 10, 29.
+// Library bugs B2, B4, B7, B9, B10, B29 (docs/catalogue.md).
 #pragma once
 
 #include "lock_impls/families/hash_lock.hpp"

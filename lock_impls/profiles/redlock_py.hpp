@@ -1,5 +1,5 @@
 // Profile: SPSCommerce/redlock-py (42ef491, 2016-03-08, unmaintained).
-// lock_libraries.md section 4; bug list items 14, 20, 22, 24.
+// Library bugs B14, B20, B22, B24 (docs/catalogue.md).
 #pragma once
 
 #include "lock_impls/families/redlock.hpp"

@@ -1,5 +1,5 @@
 // Profile: leandromoreira/redlock-rb 2.x (f176e57, 2023-10-30).
-// lock_libraries.md section 8; bug list items 8 (issue #36) and 13.
+// Library bugs B8 (redlock-rb #36) and B13 (docs/catalogue.md).
 #pragma once
 
 #include "lock_impls/families/redlock.hpp"

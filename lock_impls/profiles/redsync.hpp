@@ -1,5 +1,5 @@
 // Profile: go-redsync/redsync v4 (snapshot 5560bd2, 2026-07-23).
-// lock_libraries.md section 1 and the section 0 table.
+// docs/lock-clients.md.
 #pragma once
 
 #include "lock_impls/families/redlock.hpp"

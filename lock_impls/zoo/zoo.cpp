@@ -8,7 +8,7 @@ SingleInstanceOptions single_instance_reference() {
   return SingleInstanceOptions{};
 }
 
-// The catalogue's reference client (redis_lock_semantics.md section 3): N = 5, TTL 10 s,
+// The catalogue's reference client (docs/catalogue.md): N = 5, TTL 10 s,
 // parallel SETs waiting for every reply or the 50 ms timeout, drift floor(ttl*0.01) + 2 ms,
 // validity > 0, release on every node after a failure, a random 0-200 ms between tries.
 RedlockOptions redlock_reference() {

@@ -24,7 +24,7 @@ RedlockOptions extend_on_minority();
 // Redlock whose extension re-creates the key wherever it is absent, hiding a lapse.
 RedlockOptions resurrecting_extend();
 // Redlock whose extension is an unconditional SET k mine XX PX ttl: it overwrites the keys of
-// whoever took the lapsed lock (redis_lock_semantics.md S21b).
+// whoever took the lapsed lock (docs/catalogue.md, S21b).
 RedlockOptions unconditional_extend();
 
 // The correct twins.
