@@ -68,7 +68,7 @@ TEST(Explore, DefaultBoundsAreRelativeToTheTtl) {
   Scenario base = load("redlock-workload");
   base.limits.duration_ms = 60'000;
   for (ClientSpec& c : base.clients)
-    c.params["ttl_ms"] = "1000";
+    c.params["ttl_ms"] = int64_t{1000};
   EXPECT_EQ(scenario_ttl_ms(base), 1'000);
   const ExploreBounds resolved = resolve_bounds(ExploreBounds{}, base);
   for (int64_t bound : {resolved.clock_step_ms_max, resolved.pause_ms_max, resolved.down_ms_max,
