@@ -19,11 +19,9 @@ LockParams params_for(const ClientSpec& client, const LockEntry& entry) {
 
 }  // namespace
 
-const LockEntry* find_any_lock_entry(const std::string& name) { return find_lock_entry(name); }
-
 ProfileCheck registry_profile_check() {
   return [](const ClientSpec& client) -> std::optional<std::string> {
-    const LockEntry* entry = find_any_lock_entry(client.profile);
+    const LockEntry* entry = find_lock_entry(client.profile);
     if (entry == nullptr) {
       return "unknown profile \"" + client.profile + "\" ('redlock-sim list' shows them)";
     }
@@ -38,7 +36,7 @@ ProfileCheck registry_profile_check() {
 LockFactory registry_lock_factory() {
   return
       [](const ClientSpec& client, Port& port, std::string& error) -> std::unique_ptr<LockClient> {
-        const LockEntry* entry = find_any_lock_entry(client.profile);
+        const LockEntry* entry = find_lock_entry(client.profile);
         if (entry == nullptr) {
           error = "unknown profile " + client.profile;
           return nullptr;

@@ -14,8 +14,6 @@ namespace redlock_sim {
 
 // An embedding program registers its own lock with the registry's `register_lock(LockEntry)`
 // (lock_impls/registry.hpp): its name, description, typed parameter table and constructor.
-// The entry of `name`, the embedding program's own locks included.
-const LockEntry* find_any_lock_entry(const std::string& name);
 
 ProfileCheck registry_profile_check();
 LockFactory registry_lock_factory();

@@ -45,7 +45,7 @@ int check(const std::string& program, const std::string& out_dir) {
   std::printf("reproduce: %s\n", reproduce_command(program, out_dir, stem).c_str());
 
   // my-redlock's row of the safety matrix: the standard workload under every fault column.
-  const Scenario row_base = matrix_row_base(*find_any_lock_entry("my-redlock"));
+  const Scenario row_base = matrix_row_base(*find_lock_entry("my-redlock"));
   const std::vector<MatrixCell> row =
       matrix_row(row_base, "my-redlock", matrix_columns(), 10, registry_lock_factory());
   std::printf("\nmatrix row (10 seeds a cell; MX/RS: seeds that violated):\n");

@@ -1,7 +1,6 @@
 #include "sim/explore/fault_plan.hpp"
 
 #include <algorithm>
-#include <charconv>
 
 #include "sim/kernel/random.hpp"
 

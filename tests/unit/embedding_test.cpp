@@ -25,7 +25,7 @@ TEST(Embedding, RegisteredLockRunsLikeARegistryLock) {
   EXPECT_FALSE(register_test_lock("redlock"));
   ASSERT_TRUE(register_test_lock("embedding-test-redlock"));
   EXPECT_FALSE(register_test_lock("embedding-test-redlock"));
-  ASSERT_NE(find_any_lock_entry("embedding-test-redlock"), nullptr);
+  ASSERT_NE(find_lock_entry("embedding-test-redlock"), nullptr);
   Scenario scenario = load_scenario_file(workload);
   const ScenarioResult theirs = run(scenario);
   for (ClientSpec& client : scenario.clients)
