@@ -7,6 +7,8 @@
 #include <fstream>
 #include <mutex>
 
+#include <nlohmann/json.hpp>
+
 #include "reports/html_report.hpp"
 #include "reports/result_json.hpp"
 #include "reports/text_report.hpp"
@@ -111,6 +113,31 @@ std::vector<ShrunkFinding> shrink_findings(const Scenario& base, const ExploreCo
   };
   workers(static_cast<unsigned>(std::min<std::size_t>(jobs, to_shrink)), worker);
   return shrunk;
+}
+
+ShrinkResult shrink_seed(const Scenario& base, uint64_t seed, const ExploreConfig& config,
+                         const std::string& checker, uint32_t runs_max, const LockFactory& factory,
+                         const std::string& finder) {
+  ShrinkResult shrunk = shrink_scenario(scenario_for_seed(base, seed, config), checker, factory,
+                                        ShrinkOptions{.runs_max = runs_max});
+  shrunk.scenario.name = base.name + "-" + checker + "-seed" + std::to_string(seed);
+  std::string classes;
+  for (FaultClass c : config.classes)
+    classes += std::string(classes.empty() ? "" : ", ") + fault_class_name(c);
+  shrunk.scenario.description = "Shrunk by " + finder + " from seed " + std::to_string(seed) +
+                                " of " + base.name + ": " + checker + " violated under " +
+                                (classes.empty() ? "no fault class" : classes);
+  return shrunk;
+}
+
+std::string faults_text(const Scenario& scenario) {
+  const nlohmann::json written = nlohmann::json::parse(write_scenario(scenario));
+  const auto faults = written.find("faults");
+  if (faults == written.end() || faults->empty()) return "(no faults)\n";
+  std::string text;
+  for (const nlohmann::json& fault : *faults)
+    text += fault.dump() + "\n";
+  return text;
 }
 
 std::string reproduce_command(const std::string& program, const std::string& dir,

@@ -74,6 +74,17 @@ std::vector<ShrunkFinding> shrink_findings(const Scenario& base, const ExploreCo
 bool write_counterexample(Scenario& scenario, const std::string& dir, const std::string& stem,
                           const LockFactory& factory, const std::string& program);
 
+// One seed's run under `config` (its whole fault plan), shrunk to a minimal scenario that still
+// violates `checker`, named after the base, the checker and the seed, and described as found by
+// `finder`. For a seed known to violate `checker` (the RapidCheck helper's failing case).
+ShrinkResult shrink_seed(const Scenario& base, uint64_t seed, const ExploreConfig& config,
+                         const std::string& checker, uint32_t runs_max, const LockFactory& factory,
+                         const std::string& finder);
+
+// A scenario's faults, one JSON object a line, as its scenario file writes them: the fault plan
+// a failure message shows. "(no faults)" when it has none.
+std::string faults_text(const Scenario& scenario);
+
 // The command that reproduces a counterexample written by write_counterexample.
 std::string reproduce_command(const std::string& program, const std::string& dir,
                               const std::string& stem);
