@@ -17,7 +17,7 @@
 #include <sstream>
 #include <thread>
 
-#include "api/exploration.hpp"
+#include "api/explore_report.hpp"
 #include "api/lock_wiring.hpp"
 #include "cli/bound_flags.hpp"
 #include "cli/command.hpp"
@@ -86,12 +86,6 @@ std::vector<std::string> unique_names(const std::string& flag) {
   return out;
 }
 
-bool write_text(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  return static_cast<bool>(out);
-}
-
 // Validates the bound flags (shared with matrix) and explore's own two, and reads --class-on N/D
 // into the bounds.
 std::optional<int> check_bounds(ExploreBounds& bounds, const std::string& class_on) {
@@ -112,101 +106,13 @@ std::optional<int> check_bounds(ExploreBounds& bounds, const std::string& class_
   return std::nullopt;
 }
 
-nlohmann::json class_names(const std::vector<FaultClass>& classes) {
-  nlohmann::json names = nlohmann::json::array();
-  for (FaultClass c : classes)
-    names.push_back(fault_class_name(c));
-  return names;
-}
-
-// A shard's partial result: its totals and its findings (checker, the classes needed, first seed,
-// occurrences) in the order they first appear; enough to merge, order and shrink the findings
-// exactly as one machine does. Its size grows with the distinct findings, not with the seeds
-// or the violating seeds.
-nlohmann::json explored_json(const Scenario& base, const Explored& explored, uint64_t first_seed) {
-  nlohmann::json findings = nlohmann::json::array();
-  for (const Finding& f : collect_findings(base, explored.violations)) {
-    findings.push_back({{"checker", f.checker},
-                        {"fault_classes", class_names(f.involved)},
-                        {"first_seed", f.first_seed},
-                        {"occurrences", f.occurrences}});
-  }
-  return {{"first_seed", first_seed},
-          {"seeds", explored.seeds},
-          {"events", explored.events},
-          {"attribution_runs", explored.attribution_runs},
-          {"seeds_stopped_at_a_limit", explored.limit_hits},
-          {"violating_seeds", explored.violating},
-          {"findings", findings}};
-}
-
-// One shard's findings added to the merged ones. Shards come in seed order, so a finding new to
-// the merge first appeared after every finding already there, and the order stays that of first
-// appearance, as collect_findings gives on one machine.
-void add_findings(const Scenario& base, const nlohmann::json& part,
-                  std::vector<Finding>& findings) {
-  for (const nlohmann::json& entry : part.at("findings")) {
-    AttributedViolation violation{.checker = entry.at("checker").get<std::string>()};
-    for (const nlohmann::json& name : entry.at("fault_classes")) {
-      const auto fault_class = parse_fault_class(name.get<std::string>());
-      if (!fault_class) throw std::runtime_error("unknown fault class " + name.dump());
-      violation.involved.push_back(*fault_class);
-    }
-    const std::string signature = violation_signature(base, violation);
-    const uint64_t occurrences = entry.at("occurrences").get<uint64_t>();
-    auto found = std::find_if(findings.begin(), findings.end(),
-                              [&](const Finding& f) { return f.signature == signature; });
-    if (found != findings.end()) {
-      found->occurrences += occurrences;
-      continue;
-    }
-    findings.push_back(Finding{.signature = signature,
-                               .checker = violation.checker,
-                               .involved = violation.involved,
-                               .first_seed = entry.at("first_seed").get<uint64_t>(),
-                               .occurrences = occurrences});
-  }
-}
-
-// The shards' partial results, in shard order, as one run of seeds [seed_start, seed_start +
-// count): each shard must have run exactly its block (sim/explore/shard.hpp).
-std::optional<Explored> explored_from_shards(const Scenario& base, const MergeRequest& merge,
-                                             uint64_t seed_start, uint64_t count,
-                                             std::vector<Finding>& findings, std::string& error) {
-  Explored total;
-  const uint64_t shard_count = merge.results.size();
-  for (uint64_t k = 0; k < shard_count; ++k) {
-    const nlohmann::json& part = merge.results[k];
-    const ItemRange block = shard_block(count, Shard{.index = k, .count = shard_count});
-    try {
-      if (part.at("first_seed").get<uint64_t>() != seed_start + block.begin ||
-          part.at("seeds").get<uint64_t>() != block.size()) {
-        error = merge.sources[k] + " ran other seeds than shard " + std::to_string(k) + "/" +
-                std::to_string(shard_count) + " of --seeds " + std::to_string(count);
-        return std::nullopt;
-      }
-      total.seeds += block.size();
-      total.events += part.at("events").get<uint64_t>();
-      total.attribution_runs += part.at("attribution_runs").get<uint64_t>();
-      total.limit_hits += part.at("seeds_stopped_at_a_limit").get<uint64_t>();
-      for (const auto& [checker, seeds] : part.at("violating_seeds").items())
-        total.violating[checker] += seeds.get<uint64_t>();
-      add_findings(base, part, findings);
-    } catch (const std::exception& e) {
-      error = merge.sources[k] + ": not an explore shard's result: " + e.what();
-      return std::nullopt;
-    }
-  }
-  return total;
-}
-
 // A shard's end: its partial result in OUT/shard.json, and a line saying what it ran. Exit 0
 // when written (the verdict is the merge's), so a scheduler's "after the shards succeeded" holds.
 int finish_shard(const Scenario& base, const std::vector<std::string>& arguments,
                  const nlohmann::json& settings, const Shard& shard, const Explored& explored,
                  uint64_t first_seed, double elapsed, const std::string& out_dir) {
   if (!write_shard_file(out_dir, "explore", arguments, settings, shard,
-                        explored_json(base, explored, first_seed))) {
+                        shard_result_json(base, explored, first_seed))) {
     return bad_input("explore: cannot write to " + out_dir);
   }
   if (explored.seeds == 0) {
@@ -222,6 +128,33 @@ int finish_shard(const Scenario& base, const std::vector<std::string>& arguments
       static_cast<unsigned long long>(first_seed + explored.seeds - 1), elapsed,
       explored.seeds / std::max(elapsed, 1e-9), explored.violations.size());
   return exit_ok;
+}
+
+// One finding as the terminal shows it: its signature, how often it occurred, and when shrunk,
+// the minimal run's shape and the line that replays it.
+void print_finding(const FindingReport& report, const std::string& out_dir) {
+  const Finding& f = report.finding;
+  std::printf("\n[%zu] %s\n    %llu occurrence(s), first at seed %llu\n", report.number,
+              f.signature.c_str(), static_cast<unsigned long long>(f.occurrences),
+              static_cast<unsigned long long>(f.first_seed));
+  if (!report.shrunk) return;
+  const ShrunkFinding& s = *report.shrunk;
+  const Scenario& scenario = s.shrunk.scenario;
+  std::printf("    shrunk in %u runs: %zu -> %zu fault(s), %zu client(s), %zu node(s)%s\n",
+              s.shrunk.runs, s.faults_before, scenario.faults.size(), scenario.clients.size(),
+              scenario.nodes.size(), s.shrunk.minimal ? "" : " (run budget spent)");
+  // (Both sides count the base scenario's own faults too.)
+  if (report.minimal_classes != s.classes_before) {
+    std::printf("    the minimal run needs only: %s\n", report.minimal_classes_text.empty()
+                                                            ? "no faults"
+                                                            : report.minimal_classes_text.c_str());
+  }
+  if (report.same_as) {
+    std::printf("    (shrinks to the same checker and classes as [%zu])\n", *report.same_as);
+  }
+  if (out_dir.empty()) return;
+  std::printf("    reproduce: %s\n",
+              reproduce_command(program_name(), out_dir, report.stem).c_str());
 }
 
 // The whole command; `merge` (not null) when finishing a sharded run from its shards instead of
@@ -362,13 +295,14 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
   const uint64_t count = seeds > 0 ? seeds : (seed_start == 0 ? seeds_left - 1 : seeds_left);
   const auto began = Clock::now();
   Explored explored;
-  std::vector<Finding> merged_findings;  // a merge's, from the shards
+  std::vector<Finding> findings;
   if (merge != nullptr) {
     std::string error;
-    std::optional<Explored> merged =
-        explored_from_shards(base, *merge, seed_start, count, merged_findings, error);
+    std::optional<MergedExploration> merged =
+        merge_shard_results(base, merge->results, merge->sources, seed_start, count, error);
     if (!merged) return bad_input("merge: " + error);
-    explored = std::move(*merged);
+    explored = std::move(merged->explored);
+    findings = std::move(merged->findings);
     std::printf("merged %zu shard(s): explored %llu seeds (%llu..%llu)\n", merge->results.size(),
                 static_cast<unsigned long long>(explored.seeds),
                 static_cast<unsigned long long>(seed_start),
@@ -382,6 +316,7 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
       return finish_shard(base, arguments, settings, *shard, explored, seed_start + block.begin,
                           elapsed, out_dir);
     }
+    findings = collect_findings(base, explored.violations);
   }
   const double elapsed = std::chrono::duration<double>(Clock::now() - began).count();
   if (merge == nullptr) {
@@ -405,117 +340,35 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
         "messages_in_flight_max); their verdicts cover the run up to there\n",
         static_cast<unsigned long long>(explored.limit_hits));
   }
-  const std::vector<Finding> findings =
-      merge != nullptr ? merged_findings : collect_findings(base, explored.violations);
-  // findings.json: what this exploration found, for CI and scripts. No timings, so the same
-  // flags give the same bytes whatever --jobs is.
-  nlohmann::json summary = {{"base", base.name},
-                            {"base_file", file},
-                            {"seeds",
-                             {{"first", seed_start},
-                              {"last", seed_start + explored.seeds - 1},
-                              {"count", explored.seeds}}},
-                            {"fault_classes", class_names(config.classes)},
-                            {"checkers", config.checkers},
-                            {"group_by", group_by},
-                            {"tool", tool_json()},
-                            {"bounds",
-                             {{"window_ms", config.bounds.window_ms},
-                              {"faults_per_class", config.bounds.faults_per_class_max},
-                              {"class_on", class_on},
-                              {"clock_step_max_ms", config.bounds.clock_step_ms_max},
-                              {"clock_rate_max_ppm", config.bounds.clock_rate_ppm_max},
-                              {"pause_max_ms", config.bounds.pause_ms_max},
-                              {"down_max_ms", config.bounds.down_ms_max},
-                              {"partition_max_ms", config.bounds.partition_ms_max},
-                              {"message_delay_max_ms", config.bounds.message_delay_ms_max}}},
-                            {"findings", nlohmann::json::array()}};
-  nlohmann::json violating = nlohmann::json::object();
-  for (const std::string& checker : config.checkers) {
-    const auto found = explored.violating.find(checker);
-    violating[checker] = found == explored.violating.end() ? 0 : found->second;
-  }
-  summary["violating_seeds"] = violating;
-  summary["seeds_stopped_at_a_limit"] = explored.limit_hits;
-  const auto write_summary = [&] {
-    return out_dir.empty() ||
-           write_text(std::filesystem::path(out_dir) / "findings.json", summary.dump(2) + "\n");
-  };
+  const ExploreSettings explore_settings{
+      .base_file = file, .seed_start = seed_start, .group_by = group_by, .class_on = class_on};
   if (findings.empty()) {
     std::printf("no violation found\n");
-    if (!write_summary()) return bad_input("explore: cannot write to " + out_dir);
+    const nlohmann::json summary =
+        findings_summary(base, config, explore_settings, explored, {}, !out_dir.empty());
+    if (!out_dir.empty() && !write_findings_summary(out_dir, summary)) {
+      return bad_input("explore: cannot write to " + out_dir);
+    }
     return exit_ok;
   }
   std::printf("%zu distinct violation(s):\n", findings.size());
-  // Shrink up to --shrink-max findings, distinct ones first, in parallel, keeping the output in
-  // finding order.
+  // Up to --shrink-max findings shrunk, distinct ones first, on the pool; reported in finding
+  // order.
   const LockFactory factory = registry_lock_factory();
-  std::vector<ShrunkFinding> shrunk_list =
-      shrink_findings(base, config, findings, shrink_max, shrink_runs, factory, worker_pool(), jobs);
-  std::vector<ShrunkFinding> shrunk(findings.size());
-  std::vector<bool> chosen(findings.size(), false);
-  for (ShrunkFinding& s : shrunk_list) {
-    chosen[s.index] = true;
-    shrunk[s.index] = std::move(s);
+  std::vector<FindingReport> reports = report_findings(base, config, findings, shrink_max,
+                                                       shrink_runs, factory, worker_pool(), jobs);
+  const nlohmann::json summary =
+      findings_summary(base, config, explore_settings, explored, reports, !out_dir.empty());
+  if (!out_dir.empty() &&
+      !write_finding_counterexamples(reports, out_dir, factory, program_name())) {
+    std::fprintf(stderr, "redlock-sim: cannot write to %s\n", out_dir.c_str());
+    return exit_bad_input;
   }
-
-  if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
-  std::map<std::string, std::size_t> minimal_shapes;  // checker|classes -> first finding (1-based)
-  for (std::size_t i = 0; i < findings.size(); ++i) {
-    const Finding& f = findings[i];
-    std::printf("\n[%zu] %s\n    %llu occurrence(s), first at seed %llu\n", i + 1,
-                f.signature.c_str(), static_cast<unsigned long long>(f.occurrences),
-                static_cast<unsigned long long>(f.first_seed));
-    nlohmann::json& entry =
-        summary["findings"].emplace_back(nlohmann::json{{"index", i + 1},
-                                                        {"signature", f.signature},
-                                                        {"checker", f.checker},
-                                                        {"fault_classes", class_names(f.involved)},
-                                                        {"occurrences", f.occurrences},
-                                                        {"first_seed", f.first_seed},
-                                                        {"shrunk", nullptr}});
-    if (!chosen[i]) continue;
-    ShrunkFinding& s = shrunk[i];
-    Scenario& scenario = s.shrunk.scenario;
-    std::printf("    shrunk in %u runs: %zu -> %zu fault(s), %zu client(s), %zu node(s)%s\n",
-                s.shrunk.runs, s.faults_before, scenario.faults.size(), scenario.clients.size(),
-                scenario.nodes.size(), s.shrunk.minimal ? "" : " (run budget spent)");
-    // Shrinking also shortens and moves faults, so the minimal run may need fewer classes than
-    // the seed did; say so, and name an earlier finding that shrank to the same classes. (Both
-    // sides count the base scenario's own faults too.)
-    const std::vector<FaultClass> minimal_classes = fault_classes_of(scenario);
-    std::string classes;
-    for (FaultClass c : minimal_classes)
-      classes += std::string(classes.empty() ? "" : " ") + fault_class_name(c);
-    if (minimal_classes != s.classes_before) {
-      std::printf("    the minimal run needs only: %s\n",
-                  classes.empty() ? "no faults" : classes.c_str());
-    }
-    const std::string shape = f.checker + "|" + classes;
-    const auto [earlier, first_of_shape] = minimal_shapes.emplace(shape, i + 1);
-    if (!first_of_shape) {
-      std::printf("    (shrinks to the same checker and classes as [%zu])\n", earlier->second);
-    }
-    const std::string stem = "finding-" + std::to_string(i + 1) + "-" + f.checker;
-    const std::string command = reproduce_command(program_name(), out_dir, stem);
-    entry["shrunk"] = {
-        {"runs", s.shrunk.runs},
-        {"minimal", s.shrunk.minimal},
-        {"faults", scenario.faults.size()},
-        {"clients", scenario.clients.size()},
-        {"nodes", scenario.nodes.size()},
-        {"fault_classes", class_names(minimal_classes)},
-        {"same_as", first_of_shape ? nlohmann::json(nullptr) : nlohmann::json(earlier->second)},
-        {"file", out_dir.empty() ? nlohmann::json(nullptr) : nlohmann::json(stem + ".json")}};
-    if (out_dir.empty()) continue;
-    const bool written = write_counterexample(scenario, out_dir, stem, factory, program_name());
-    if (!written) {
-      std::fprintf(stderr, "redlock-sim: cannot write to %s\n", out_dir.c_str());
-      return exit_bad_input;
-    }
-    std::printf("    reproduce: %s\n", command.c_str());
+  for (const FindingReport& report : reports)
+    print_finding(report, out_dir);
+  if (!out_dir.empty() && !write_findings_summary(out_dir, summary)) {
+    return bad_input("explore: cannot write to " + out_dir);
   }
-  if (!write_summary()) return bad_input("explore: cannot write to " + out_dir);
   return exit_failed;
 }
 
