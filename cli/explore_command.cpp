@@ -3,19 +3,12 @@
 // each distinct one shrunk to a minimal scenario that `redlock-sim run` reproduces.
 #include <unistd.h>
 
-#include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
+#include <algorithm>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
-#include <thread>
 
 #include "api/explore_report.hpp"
 #include "api/lock_wiring.hpp"
@@ -24,11 +17,6 @@
 #include "cli/options.hpp"
 #include "cli/shard.hpp"
 #include "cli/worker_pool.hpp"
-#include "reports/html_report.hpp"
-#include "reports/result_json.hpp"
-#include "reports/text_report.hpp"
-#include "reports/tool_version.hpp"
-#include "scenarios/writer.hpp"
 
 namespace redlock_sim::cli {
 namespace {

@@ -7,13 +7,9 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
-#include <thread>
 
 #include "api/lock_wiring.hpp"
 #include "api/matrix_report.hpp"
@@ -24,12 +20,7 @@
 #include "cli/shard.hpp"
 #include "cli/worker_pool.hpp"
 #include "lock_impls/registry.hpp"
-#include "reports/html_report.hpp"
-#include "reports/result_json.hpp"
-#include "reports/text_report.hpp"
-#include "reports/tool_version.hpp"
 #include "scenarios/parser.hpp"
-#include "scenarios/writer.hpp"
 
 namespace redlock_sim::cli {
 namespace {
