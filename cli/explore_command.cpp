@@ -3,10 +3,10 @@
 // each distinct one shrunk to a minimal scenario that `redlock-sim run` reproduces.
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
-#include <algorithm>
 #include <limits>
 #include <nlohmann/json.hpp>
 
