@@ -145,6 +145,63 @@ void print_finding(const FindingReport& report, const std::string& out_dir) {
               reproduce_command(program_name(), out_dir, report.stem).c_str());
 }
 
+// What explore tells once its seeds ran (or its shards merged): attribution runs and limit hits,
+// then each finding, shrunk and written when --out is given, and findings.json.
+struct ExploreRun {
+  const Scenario& base;
+  const ExploreConfig& config;
+  ExploreSettings settings;
+  uint32_t shrink_max = 8;
+  uint32_t shrink_runs = 2000;
+  unsigned jobs = 1;
+  std::string out_dir;
+};
+
+int report_exploration(const ExploreRun& run, const Explored& explored,
+                       const std::vector<Finding>& findings) {
+  if (explored.attribution_runs > 0) {
+    std::printf(
+        "(and %llu runs that dropped fault classes to see which ones each violation "
+        "needs)\n",
+        static_cast<unsigned long long>(explored.attribution_runs));
+  }
+  if (explored.limit_hits > 0) {
+    std::printf(
+        "%llu seed(s) stopped at a run limit (the scenario's limits: events_max, "
+        "messages_in_flight_max); their verdicts cover the run up to there\n",
+        static_cast<unsigned long long>(explored.limit_hits));
+  }
+  if (findings.empty()) {
+    std::printf("no violation found\n");
+    const nlohmann::json summary =
+        findings_summary(run.base, run.config, run.settings, explored, {}, !run.out_dir.empty());
+    if (!run.out_dir.empty() && !write_findings_summary(run.out_dir, summary)) {
+      return bad_input("explore: cannot write to " + run.out_dir);
+    }
+    return exit_ok;
+  }
+  std::printf("%zu distinct violation(s):\n", findings.size());
+  // Up to --shrink-max findings shrunk, distinct ones first, on the pool; reported in finding
+  // order.
+  const LockFactory factory = registry_lock_factory();
+  std::vector<FindingReport> reports =
+      report_findings(run.base, run.config, findings, run.shrink_max, run.shrink_runs, factory,
+                      worker_pool(), run.jobs);
+  const nlohmann::json summary =
+      findings_summary(run.base, run.config, run.settings, explored, reports, !run.out_dir.empty());
+  if (!run.out_dir.empty() &&
+      !write_finding_counterexamples(reports, run.out_dir, factory, program_name())) {
+    std::fprintf(stderr, "redlock-sim: cannot write to %s\n", run.out_dir.c_str());
+    return exit_bad_input;
+  }
+  for (const FindingReport& report : reports)
+    print_finding(report, run.out_dir);
+  if (!run.out_dir.empty() && !write_findings_summary(run.out_dir, summary)) {
+    return bad_input("explore: cannot write to " + run.out_dir);
+  }
+  return exit_failed;
+}
+
 // The whole command; `merge` (not null) when finishing a sharded run from its shards instead of
 // running seeds.
 int explore_main(const std::vector<std::string>& arguments, const MergeRequest* merge) {
@@ -315,49 +372,17 @@ int explore_main(const std::vector<std::string>& arguments, const MergeRequest* 
                 explored.seeds / std::max(elapsed, 1e-9),
                 explored.events / std::max(elapsed, 1e-9) / 1e6);
   }
-  if (explored.attribution_runs > 0) {
-    std::printf(
-        "(and %llu runs that dropped fault classes to see which ones each violation "
-        "needs)\n",
-        static_cast<unsigned long long>(explored.attribution_runs));
-  }
-
-  if (explored.limit_hits > 0) {
-    std::printf(
-        "%llu seed(s) stopped at a run limit (the scenario's limits: events_max, "
-        "messages_in_flight_max); their verdicts cover the run up to there\n",
-        static_cast<unsigned long long>(explored.limit_hits));
-  }
-  const ExploreSettings explore_settings{
-      .base_file = file, .seed_start = seed_start, .group_by = group_by, .class_on = class_on};
-  if (findings.empty()) {
-    std::printf("no violation found\n");
-    const nlohmann::json summary =
-        findings_summary(base, config, explore_settings, explored, {}, !out_dir.empty());
-    if (!out_dir.empty() && !write_findings_summary(out_dir, summary)) {
-      return bad_input("explore: cannot write to " + out_dir);
-    }
-    return exit_ok;
-  }
-  std::printf("%zu distinct violation(s):\n", findings.size());
-  // Up to --shrink-max findings shrunk, distinct ones first, on the pool; reported in finding
-  // order.
-  const LockFactory factory = registry_lock_factory();
-  std::vector<FindingReport> reports = report_findings(base, config, findings, shrink_max,
-                                                       shrink_runs, factory, worker_pool(), jobs);
-  const nlohmann::json summary =
-      findings_summary(base, config, explore_settings, explored, reports, !out_dir.empty());
-  if (!out_dir.empty() &&
-      !write_finding_counterexamples(reports, out_dir, factory, program_name())) {
-    std::fprintf(stderr, "redlock-sim: cannot write to %s\n", out_dir.c_str());
-    return exit_bad_input;
-  }
-  for (const FindingReport& report : reports)
-    print_finding(report, out_dir);
-  if (!out_dir.empty() && !write_findings_summary(out_dir, summary)) {
-    return bad_input("explore: cannot write to " + out_dir);
-  }
-  return exit_failed;
+  return report_exploration(ExploreRun{.base = base,
+                                       .config = config,
+                                       .settings = {.base_file = file,
+                                                    .seed_start = seed_start,
+                                                    .group_by = group_by,
+                                                    .class_on = class_on},
+                                       .shrink_max = shrink_max,
+                                       .shrink_runs = shrink_runs,
+                                       .jobs = jobs,
+                                       .out_dir = out_dir},
+                            explored, findings);
 }
 
 int run_explore(const std::vector<std::string>& arguments) {
