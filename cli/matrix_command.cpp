@@ -77,6 +77,32 @@ std::optional<int> choose(const std::string& flag, const std::string& what,
   return std::nullopt;
 }
 
+// The terminal table, with whole names: a column or row is as wide as its name needs.
+void print_table(const std::vector<MatrixRow>& rows,
+                 const std::vector<const MatrixColumn*>& columns, const std::vector<Job>& jobs,
+                 uint32_t seeds) {
+  int lock_width = 28;
+  for (const MatrixRow& row : rows)
+    lock_width = std::max(lock_width, static_cast<int>(row.name.size()));
+  std::printf("%-*s", lock_width, "lock");
+  for (const MatrixColumn* c : columns)
+    std::printf(" %-*s", std::max(10, static_cast<int>(c->name.size())), c->name.c_str());
+  std::printf("\n");
+  std::size_t k = 0;
+  for (const MatrixRow& row : rows) {
+    std::printf("%-*s", lock_width, row.name.c_str());
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      std::printf(" %-*s", std::max(10, static_cast<int>(columns[c]->name.size())),
+                  matrix_cell_text(jobs[k++].cell, false).c_str());
+    }
+    std::printf("\n");
+  }
+  std::printf(
+      "(. holds; - never acquired; Mk / Rk / Lk: mutual exclusion / resource safety / liveness "
+      "violated in k of %u seeds)\n",
+      seeds);
+}
+
 // The catalogue's rare cells (S10's restart, S04b's client clock) violate in 1-6 of 200 seeds:
 // fewer seeds read them as "holds" and the comparison would cry wolf.
 constexpr uint32_t catalogue_seeds_min = 200;
@@ -233,27 +259,7 @@ int matrix_main(const std::vector<std::string>& arguments, const MergeRequest* m
                                  program_name(), worker_pool(), jobs_count);
   }
 
-  // The terminal table, with whole names: a column or row is as wide as its name needs.
-  int lock_width = 28;
-  for (const MatrixRow& row : rows)
-    lock_width = std::max(lock_width, static_cast<int>(row.name.size()));
-  std::printf("%-*s", lock_width, "lock");
-  for (const MatrixColumn* c : columns)
-    std::printf(" %-*s", std::max(10, static_cast<int>(c->name.size())), c->name.c_str());
-  std::printf("\n");
-  std::size_t k = 0;
-  for (const MatrixRow& row : rows) {
-    std::printf("%-*s", lock_width, row.name.c_str());
-    for (std::size_t c = 0; c < columns.size(); ++c) {
-      std::printf(" %-*s", std::max(10, static_cast<int>(columns[c]->name.size())),
-                  matrix_cell_text(jobs[k++].cell, false).c_str());
-    }
-    std::printf("\n");
-  }
-  std::printf(
-      "(. holds; - never acquired; Mk / Rk / Lk: mutual exclusion / resource safety / liveness "
-      "violated in k of %u seeds)\n",
-      seeds);
+  print_table(rows, columns, jobs, seeds);
 
   // Agreement with the catalogue, for the cells that were run.
   const bool compare = values.count("catalogue") != 0 || seeds >= catalogue_seeds_min;
