@@ -10,6 +10,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "sim/faults/before_run.hpp"
 #include "sim/faults/pairing.hpp"
 #include "sim/kernel/simulator.hpp"
 
@@ -466,7 +467,11 @@ FaultSpec read_fault(const json& value, const std::string& path, const std::stri
   for (int k = 0; k <= static_cast<int>(FaultKind::hold_message); ++k) {
     if (kind == fault_kind_name(static_cast<FaultKind>(k))) fault.kind = static_cast<FaultKind>(k);
   }
-  fault.at_ms = r.integer("at_ms", 0, time_ms_max);
+  fault.at_ms = r.integer("at_ms", -time_ms_max, time_ms_max);
+  if (fault.at_ms < 0 && !may_start_before_run(fault.kind)) {
+    r.fail(r.at("at_ms"), "expected at_ms >= 0: only a partition may begin before the run (a " +
+                              kind + " before time zero is not a state the run can start in)");
+  }
   switch (fault.kind) {
     case FaultKind::clock_step:
       fault.target = r.string("target");
@@ -537,6 +542,10 @@ FaultSpec read_fault(const json& value, const std::string& path, const std::stri
   }
   if (fault.until_ms && *fault.until_ms < fault.at_ms) {
     r.fail(r.at("until_ms"), "expected until_ms >= at_ms (" + std::to_string(fault.at_ms) + ")");
+  }
+  if (fault.at_ms < 0 && fault.until_ms && *fault.until_ms <= 0) {
+    r.fail(r.at("until_ms"),
+           "expected until_ms > 0: a partition that began before the run must last into it");
   }
   r.finish();
   return fault;
