@@ -467,11 +467,13 @@ FaultSpec read_fault(const json& value, const std::string& path, const std::stri
   for (int k = 0; k <= static_cast<int>(FaultKind::hold_message); ++k) {
     if (kind == fault_kind_name(static_cast<FaultKind>(k))) fault.kind = static_cast<FaultKind>(k);
   }
-  fault.at_ms = r.integer("at_ms", -time_ms_max, time_ms_max);
-  if (fault.at_ms < 0 && !may_start_before_run(fault.kind)) {
+  const bool before_run = may_start_before_run(fault.kind);
+  if (!before_run && r.has("at_ms") && r.get("at_ms").is_number_integer() &&
+      r.get("at_ms").get<int64_t>() < 0) {
     r.fail(r.at("at_ms"), "expected at_ms >= 0: only a partition may begin before the run (a " +
                               kind + " before time zero is not a state the run can start in)");
   }
+  fault.at_ms = r.integer("at_ms", before_run ? -time_ms_max : 0, time_ms_max);
   switch (fault.kind) {
     case FaultKind::clock_step:
       fault.target = r.string("target");
