@@ -112,6 +112,12 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario) {
              std::to_string(fault.at_ms) + " ms targets sentinel " + fault.target +
              ": faults on sentinels cannot be staged for real yet";
     }
+    if (fault.at_ms < 0) {
+      return std::string("fault ") + fault_kind_name(fault.kind) + " at " +
+             std::to_string(fault.at_ms) +
+             " ms began before the run: real processes cannot be made to have been disconnected "
+             "in the past (a replica's link-down time is its own clock's when the link dropped)";
+    }
     switch (fault.kind) {
       case FaultKind::clock_rate:
       case FaultKind::clock_slew:

@@ -207,7 +207,10 @@ void collect_network_faults(Model& model, const std::map<std::string, ProcessId>
     const RunEvent& e = events[i];
     if (e.kind != RunEventKind::fault_applied) continue;
     const FaultSpec& fault = e.fault;
-    const int64_t start = fault.at_ms * 1'000;
+    // A cut that began before the run is drawn from time zero and says when it began.
+    const int64_t start = std::max<int64_t>(fault.at_ms, 0) * 1'000;
+    const std::string since =
+        fault.at_ms < 0 ? " since " + std::to_string(fault.at_ms) + " ms" : std::string();
     if (fault.kind == FaultKind::hold_message && id_of.count(fault.from)) {
       const std::string until =
           fault.until_ms ? " until " + std::to_string(*fault.until_ms) + " ms" : "";
@@ -228,11 +231,11 @@ void collect_network_faults(Model& model, const std::map<std::string, ProcessId>
       }
     };
     if (fault.one_way) {
-      band(fault.side_a, "cannot reach " + joined_names(fault.side_b));
-      band(fault.side_b, "unreachable from " + joined_names(fault.side_a));
+      band(fault.side_a, "cannot reach " + joined_names(fault.side_b) + since);
+      band(fault.side_b, "unreachable from " + joined_names(fault.side_a) + since);
     } else {
-      band(fault.side_a, "cut off from " + joined_names(fault.side_b));
-      band(fault.side_b, "cut off from " + joined_names(fault.side_a));
+      band(fault.side_a, "cut off from " + joined_names(fault.side_b) + since);
+      band(fault.side_b, "cut off from " + joined_names(fault.side_a) + since);
     }
   }
   add_faults_past_the_trace(model);

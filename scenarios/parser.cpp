@@ -10,6 +10,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "sim/faults/before_run.hpp"
 #include "sim/faults/pairing.hpp"
 #include "sim/kernel/simulator.hpp"
 
@@ -466,7 +467,13 @@ FaultSpec read_fault(const json& value, const std::string& path, const std::stri
   for (int k = 0; k <= static_cast<int>(FaultKind::hold_message); ++k) {
     if (kind == fault_kind_name(static_cast<FaultKind>(k))) fault.kind = static_cast<FaultKind>(k);
   }
-  fault.at_ms = r.integer("at_ms", 0, time_ms_max);
+  const bool before_run = may_start_before_run(fault.kind);
+  if (!before_run && r.has("at_ms") && r.get("at_ms").is_number_integer() &&
+      r.get("at_ms").get<int64_t>() < 0) {
+    r.fail(r.at("at_ms"), "expected at_ms >= 0: only a partition may begin before the run (a " +
+                              kind + " before time zero is not a state the run can start in)");
+  }
+  fault.at_ms = r.integer("at_ms", before_run ? -time_ms_max : 0, time_ms_max);
   switch (fault.kind) {
     case FaultKind::clock_step:
       fault.target = r.string("target");
@@ -537,6 +544,10 @@ FaultSpec read_fault(const json& value, const std::string& path, const std::stri
   }
   if (fault.until_ms && *fault.until_ms < fault.at_ms) {
     r.fail(r.at("until_ms"), "expected until_ms >= at_ms (" + std::to_string(fault.at_ms) + ")");
+  }
+  if (fault.at_ms < 0 && fault.until_ms && *fault.until_ms <= 0) {
+    r.fail(r.at("until_ms"),
+           "expected until_ms > 0: a partition that began before the run must last into it");
   }
   r.finish();
   return fault;

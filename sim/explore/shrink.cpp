@@ -143,7 +143,12 @@ void add_shortening_reductions(const Scenario& s, std::vector<Scenario>& out) {
         g.rate = Rate{r.numerator + r.denominator, 2 * r.denominator}.times(Rate::one());
       });
     }
-    if (f.until_ms && *f.until_ms > f.at_ms + 1) {
+    if (f.at_ms < 0) {
+      // A cut that began before the run: its start moves toward the run's, and its end toward
+      // time zero, staying after it (may_start_before_run).
+      with([](FaultSpec& g) { g.at_ms /= 2; });
+      if (f.until_ms && *f.until_ms > 1) with([](FaultSpec& g) { g.until_ms = *g.until_ms / 2; });
+    } else if (f.until_ms && *f.until_ms > f.at_ms + 1) {
       with([](FaultSpec& g) { g.until_ms = g.at_ms + (*g.until_ms - g.at_ms) / 2; });
     }
     if (f.at_ms > 0) {

@@ -75,9 +75,21 @@ Cluster::Cluster(Simulator& simulator, const std::vector<NodeSpec>& nodes,
   simulator_.schedule_action(simulator_.now(), [this] { start(); });
 }
 
+void Cluster::set_link_down_before_run(ProcessId replica, Duration down_for) {
+  SIM_ASSERT(is_node(replica));
+  SIM_ASSERT(down_for > Duration::zero());
+  link_down_before_run_[replica] = down_for;
+}
+
 void Cluster::start() {
-  for (const auto& [replica, master] : initial_replication_)
-    node(replica).attach_in_sync(node(master));
+  for (const auto& [replica, master] : initial_replication_) {
+    const auto down = link_down_before_run_.find(replica);
+    if (down != link_down_before_run_.end()) {
+      node(replica).start_disconnected(node(master), down->second);
+    } else {
+      node(replica).attach_in_sync(node(master));
+    }
+  }
   for (ProcessId id : node_ids_) {
     if (simulator_.process(id).status() != ProcessStatus::crashed) node(id).start();
   }

@@ -14,7 +14,8 @@
 // consecutive from the simulator's next free id. Each node's clock is set from its ClockSpec
 // (wall = default_epoch_ms + offset_ms at true time zero, monotonic 0, the spec's rate), as the
 // runner sets clocks. At true time zero (a scheduled action) replicas are attached to their
-// masters already in sync, and every node and sentinel starts its timers.
+// masters already in sync (or, when the runner said so, start with their link down since a time
+// before the run), and every node and sentinel starts its timers.
 //
 // The observer gets typed ClusterEvents (sim/replication/cluster_event.hpp): node restarts with the
 // keys they kept and lost, persistence, replication, promotion, REPLICAOF, and the sentinels'
@@ -60,6 +61,9 @@ class Cluster {
   void crash(ProcessId id, FaultKind kind);
   void subscribe_client(ProcessId client) { subscribers_.push_back(client); }
   void set_observer(Observer observer) { observer_ = std::move(observer); }
+  // Before time zero: `replica` starts with its link to its master already down, since
+  // `down_for` before the run (a cut that began before the run), instead of in sync.
+  void set_link_down_before_run(ProcessId replica, Duration down_for);
 
   // The master as the first sentinel sees it (or the failover spec's master), for reports.
   std::optional<ProcessId> current_master() const;
@@ -72,6 +76,7 @@ class Cluster {
   std::vector<ProcessId> node_ids_;
   std::vector<ProcessId> sentinel_ids_;
   std::vector<std::pair<ProcessId, ProcessId>> initial_replication_;  // (replica, master)
+  std::map<ProcessId, Duration> link_down_before_run_;                // replica -> how long
   std::vector<ProcessId> subscribers_;
   std::optional<ProcessId> failover_master_;
   Observer observer_;

@@ -85,6 +85,17 @@ void ClusterNode::attach_in_sync(ClusterNode& master) {
       ReplicaState{.acked_offset = offset_, .last_ack = master.monotonic_now()};
 }
 
+void ClusterNode::start_disconnected(ClusterNode& master, Duration down_for) {
+  master_ = master.id();
+  engine().set_replica(true);
+  link_ = Link::down;
+  link_down_since_ = monotonic_now() - down_for;
+  tell(ClusterEventKind::replication, "link to the master down since " +
+                                          std::to_string(-down_for.ms_floor()) +
+                                          " ms (before the run)");
+  send_psync();
+}
+
 void ClusterNode::seed(const std::vector<SnapshotEntry>& entries) {
   engine().restore(entries, Instant::zero(), false);
   if (persistence_.aof_enabled()) persistence_.rewrite_aof(entries);

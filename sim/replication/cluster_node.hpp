@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/replication/cluster_event.hpp"
 #include "sim/redis/node.hpp"
+#include "sim/replication/cluster_event.hpp"
 #include "sim/replication/persistence.hpp"
 
 namespace redlock_sim {
@@ -57,6 +57,11 @@ class ClusterNode : public RedisNode {
   void set_effects_observer(EffectsObserver observer) { effects_observer_ = std::move(observer); }
   // Before the run: make this node a replica of `master`, already in sync (both start empty).
   void attach_in_sync(ClusterNode& master);
+  // Before the run: make this node a replica of `master` whose link has been down for
+  // `down_for` already (a cut that began before the run): INFO's master_link_down_since_seconds
+  // and so Sentinel's eligibility count from then. Its master does not list it; it asks for a
+  // sync once a second, as any disconnected replica does.
+  void start_disconnected(ClusterNode& master, Duration down_for);
   // Arms the once-a-second cron and the RDB timer; the Cluster calls it at time zero.
   void start();
   // Keys the node had before the run: in its keyspace and, with persistence, on its disk as

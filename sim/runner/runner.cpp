@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/faults/before_run.hpp"
 #include "sim/faults/pairing.hpp"
 #include "sim/kernel/assert.hpp"
 #include "sim/replication/cluster.hpp"
@@ -145,6 +146,9 @@ void World::reload_keys(ProcessId node) {
 void World::build_cluster() {
   // Nodes first, then sentinels, with ids 0, 1, ... in that order (the Cluster's contract).
   cluster_ = std::make_unique<Cluster>(simulator_, scenario_.nodes, scenario_.failover);
+  // A cut that began before the run leaves its replicas' links down since its start.
+  for (const auto& [replica, since_ms] : replica_links_down_before_run(scenario_))
+    cluster_->set_link_down_before_run(cluster_->id_of(replica), Duration::from_ms(-since_ms));
   for (ProcessId id : cluster_->node_ids()) {
     const std::string& name = simulator_.process(id).name();
     SIM_ASSERT_EQ(id, infos_.size());
@@ -339,7 +343,8 @@ void World::schedule_crash(const FaultSpec& fault) {
 
 void World::schedule_fault(std::size_t fault_index) {
   const FaultSpec& fault = scenario_.faults[fault_index];
-  const Instant at = Instant::from_ms(fault.at_ms);
+  // A fault that began before the run (may_start_before_run) applies at time zero.
+  const Instant at = Instant::from_ms(std::max<int64_t>(fault.at_ms, 0));
   const ProcessId target = fault.target.empty() ? 0 : id_of(fault.target);
   auto after_clock_change = [this, target] {
     if (restarts_.count(target) != 0) arm_restart(target);

@@ -80,6 +80,7 @@ std::string partition_story_text(const FaultSpec& fault) {
   std::string text = std::string(fault.one_way ? "can no longer send to " : "is cut off from ") +
                      joined_names(fault.side_b, 0);
   if (fault.side_a.size() > 1) text = "(with " + joined_names(fault.side_a, 1) + ") " + text;
+  if (fault.at_ms < 0) text += " since " + std::to_string(fault.at_ms) + " ms";
   if (fault.until_ms) text += " until " + std::to_string(*fault.until_ms) + " ms";
   return text;
 }

@@ -88,6 +88,15 @@ TEST(HtmlReportGolden, OverlapBandMatchesTheViolation) {
             std::string::npos);
 }
 
+// A cut that began before the run is drawn from time zero (not off the chart) and its label
+// says since when.
+TEST(HtmlReportGolden, ACutBeforeTheRunIsDrawnFromZeroAndSaysSince) {
+  const std::string html = render("stale-replica-not-promoted");
+  EXPECT_NE(html.find(R"(<g class="fault partition" data-process="R2" data-info="partition: cut )"
+                      R"(off from M since -60000 ms"><rect class="partition-band" data-a="0" )"),
+            std::string::npos);
+}
+
 // Same scenario and seed, same bytes: the page carries no timestamp or address.
 TEST(HtmlReportGolden, SameRunSameBytes) {
   EXPECT_EQ(render("gc-pause-after-acquire"), render("gc-pause-after-acquire"));

@@ -41,6 +41,19 @@ ScenarioResult result_of(const std::string& name) {
   return run_scenario(scenario, testing::registry_factory());
 }
 
+// A cut that began before the run is told at 0 ms, saying since when, in the timeline (and the
+// replica it cuts from its master says its link has been down since then).
+TEST(TextReport, TimelineSaysSinceWhenACutBeganBeforeTheRun) {
+  const std::string text = timeline_text(result_of("stale-replica-not-promoted"));
+  EXPECT_NE(text.find("          0  R2                0            0  [fault] is cut off from M "
+                      "since -60000 ms"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("link to the master down since -60000 ms (before the run)"),
+            std::string::npos)
+      << text;
+}
+
 // S03a: the key table gives an expired key's end as the first millisecond it reads as missing
 // (Redis's now > when): N3's clock runs 200/199 fast, so A's key (when = 10001) expires from
 // 9952, the first t with floor(200t/199) > 10001, as the catalogue says; it printed 9951, the

@@ -204,6 +204,32 @@ TEST(ClusterFailover, LongDisconnectedOrPriorityZeroReplicaIsNeverPromoted) {
   }
 }
 
+// F13 with a cut that began before the run: R1 (the best priority) has had its link to M down
+// since -2000 ms. At the promotion (SDOWN at ~300 ms, promotion 1 s later) that is over 3 s,
+// more than down_after_ms * 10 (1 s) plus the 1 s since SDOWN: R1 is not eligible and R2 is
+// promoted. The same cut beginning at 0 leaves R1 reading as connected (repl-timeout is 60 s),
+// and it is promoted.
+TEST(ClusterFailover, ReplicaDisconnectedBeforeTheRunIsNotEligible) {
+  for (const bool before_run : {true, false}) {
+    ClusterWorld world({master_spec("M"), replica_spec("R1", "M", 1), replica_spec("R2", "M")},
+                       three_sentinels("M", 100));
+    if (before_run) world.cluster.set_link_down_before_run(world.id("R1"), Duration::from_ms(2000));
+    world.at(0, [&] {
+      world.simulator.network().add_partition(
+          {.side_a = {world.id("M")}, .side_b = {world.id("R1")}});
+    });
+    auto info = world.send_at(500, "R1", make_command("INFO", "replication"));
+    world.crash_at(200, "M", FaultKind::crash);
+    world.run_until(3000);
+    EXPECT_EQ(world.node("R2").is_master(), before_run) << "before_run " << before_run;
+    EXPECT_EQ(world.node("R1").is_master(), !before_run) << "before_run " << before_run;
+    // INFO counts from the backdated start: at 500 ms the link has been down 2.5 s.
+    const std::string text = reply_of(info).text;
+    EXPECT_EQ(text.find("master_link_down_since_seconds:2\r\n") != std::string::npos, before_run)
+        << text;
+  }
+}
+
 // Item 12: ODOWN needs `quorum` sentinels, and the leader needs a majority of all sentinels:
 // with only two of five sentinels alive (quorum 2) the master is ODOWN but nobody is elected.
 TEST(ClusterFailover, OdownNeedsQuorumAndFailoverNeedsMajority) {

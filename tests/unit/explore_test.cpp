@@ -305,6 +305,30 @@ TEST(Explore, EveryReductionIsAValidScenario) {
   EXPECT_GT(checked, 1'000u);
 }
 
+// A cut that began before the run shrinks toward the run's start and its end toward time zero,
+// and every reduction stays a valid file: its end stays after time zero (the plain halving of
+// the span put it at -25000). Explore never draws a negative start.
+TEST(Explore, ACutBeforeTheRunShrinksValidly) {
+  Scenario s = load("stale-replica-not-promoted");
+  s.faults.front().until_ms = 10'000;
+  bool moved_toward_the_run = false;
+  for (const Scenario& r : reductions_of(s)) {
+    EXPECT_NO_THROW(parse_scenario_text(write_scenario(r), "reduction")) << write_scenario(r);
+    for (const FaultSpec& f : r.faults) {
+      if (f.kind == FaultKind::partition && f.at_ms == -30'000) moved_toward_the_run = true;
+    }
+  }
+  EXPECT_TRUE(moved_toward_the_run);
+  ExploreBounds bounds;
+  bounds.on_numerator = 1;
+  bounds.on_denominator = 1;
+  bounds.faults_per_class_max = 3;
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    for (const FaultSpec& f : draw_fault_plan(s, seed, all_fault_classes(), bounds).faults)
+      EXPECT_GE(f.at_ms, 0) << "seed " << seed;
+  }
+}
+
 // Restricting a plan keeps exactly the faults of the kept classes, in order.
 TEST(Explore, RestrictedPlansKeepOnlyTheKeptClasses) {
   const Scenario base = load("redlock-workload");

@@ -202,5 +202,25 @@ TEST(Runner, JudgeMatchesAnExpectedOverlapWithinItsTolerance) {
   EXPECT_TRUE(result.expectations_met);
 }
 
+// A cut that began before the run (S15 variant b, F13): R2, the preferred replica, has been cut
+// off from M since -60000 ms, so Sentinel finds it ineligible and promotes R1, which has A's key:
+// MX holds. The same file with the cut beginning at 0 promotes R2 (it still reads as connected)
+// and B's grant overlaps A's. The story tells the cut at 0 ms and says since when.
+TEST(Runner, ACutThatBeganBeforeTheRunMakesTheReplicaIneligible) {
+  const Scenario before = parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) +
+                                              "/scenarios/stale-replica-not-promoted.json");
+  ASSERT_EQ(before.faults.front().at_ms, -60'000);
+  const ScenarioResult backdated = run_scenario(before, registry_factory());
+  EXPECT_EQ(backdated.mutual_exclusion, Verdict::holds);
+  const auto line = std::find_if(backdated.story.begin(), backdated.story.end(),
+                                 [](const StoryEvent& e) { return e.kind == "fault"; });
+  ASSERT_NE(line, backdated.story.end());
+  EXPECT_EQ(line->at, Instant::zero());
+  EXPECT_EQ(line->text, "is cut off from M since -60000 ms");
+  Scenario at_zero = before;
+  at_zero.faults.front().at_ms = 0;
+  EXPECT_EQ(run_scenario(at_zero, registry_factory()).mutual_exclusion, Verdict::violated);
+}
+
 }  // namespace
 }  // namespace redlock_sim

@@ -214,6 +214,28 @@ TEST(ScenarioParser, RejectsWhatCannotBeRight) {
             "(no error)");
 }
 
+// A partition may begin before the run (negative at_ms) and must last into it; a fault of
+// another kind may not: no run can start in the middle of a pause or after a clock step.
+TEST(ScenarioParser, OnlyAPartitionMayBeginBeforeTheRun) {
+  const std::string cut = R"("name": "p", "at_ms": 0, "sides")";
+  EXPECT_EQ(error_of(with(valid, cut, R"("name": "p", "at_ms": -2000, "sides")")), "(no error)");
+  EXPECT_EQ(parse_scenario_text(with(valid, cut, R"("name": "p", "at_ms": -2000, "sides")"), "s")
+                .faults[1]
+                .at_ms,
+            -2000);
+  EXPECT_EQ(error_of(with(valid, "\"at_ms\": 1000, \"target\": \"N2\"",
+                          "\"at_ms\": -1000, \"target\": \"N2\"")),
+            "s.json: $.faults[0].at_ms: expected at_ms >= 0: only a partition may begin before the "
+            "run (a clock_step before time zero is not a state the run can start in)");
+  EXPECT_NE(
+      error_of(with(valid, "\"name\": \"p\", \"at_ms\": 3000", "\"name\": \"p\", \"at_ms\": -3000"))
+          .find("$.faults[2].at_ms: expected at_ms >= 0"),
+      std::string::npos);
+  EXPECT_NE(error_of(with(valid, cut, R"("name": "p", "at_ms": -2000, "until_ms": 0, "sides")"))
+                .find("$.faults[1].until_ms: expected until_ms > 0"),
+            std::string::npos);
+}
+
 // Truncated, garbage, deeply nested and huge-number inputs are errors, not crashes.
 // Files the parser used to accept and the runner then crashed on (issue 14's mutated files):
 // a read/write/increment step with nothing to read or write, a link to a counter nobody uses,

@@ -6,6 +6,8 @@
 
 #include "scenarios/parser.hpp"
 #include "scenarios/writer.hpp"
+#include "sim/runner/runner.hpp"
+#include "tests/support/lock_factory.hpp"
 
 namespace redlock_sim {
 namespace {
@@ -24,6 +26,19 @@ TEST(ScenarioWriter, RoundTripsEveryScenarioFile) {
     EXPECT_EQ(reparsed.clients.size(), original.clients.size()) << entry.path();
   }
   EXPECT_GT(files, 20);
+}
+
+// A partition that began before the run keeps its negative start through the writer, and the
+// written file runs to the same trace (stale-replica-not-promoted's cut since -60000 ms).
+TEST(ScenarioWriter, KeepsACutThatBeganBeforeTheRun) {
+  const Scenario original = parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) +
+                                                "/scenarios/stale-replica-not-promoted.json");
+  const std::string written = write_scenario(original);
+  EXPECT_NE(written.find("\"at_ms\": -60000"), std::string::npos) << written;
+  const Scenario reparsed = parse_scenario_text(written, "written");
+  EXPECT_EQ(reparsed.faults.front().at_ms, -60'000);
+  EXPECT_EQ(run_scenario(reparsed, testing::registry_factory()).trace_digest,
+            run_scenario(original, testing::registry_factory()).trace_digest);
 }
 
 // A workload's extensions survive the writer (a shrunk or matrix counterexample keeps them).
