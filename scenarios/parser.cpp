@@ -481,6 +481,10 @@ class FaultReader final : public FaultFieldReader {
   }
   bool boolean(const std::string& key, bool fallback) override { return r_.boolean(key, fallback); }
   Rate rate() override { return read_rate(r_, path_); }
+  std::pair<uint32_t, uint32_t> ratio(const std::string& key,
+                                      std::pair<uint32_t, uint32_t> fallback) override {
+    return r_.has(key) ? read_ratio(r_, key) : fallback;
+  }
   std::vector<std::vector<std::string>> name_lists(const std::string& key, std::size_t count,
                                                    const std::string& shape) override {
     const json& lists = r_.array(key);

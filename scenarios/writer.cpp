@@ -122,6 +122,9 @@ class FaultWriter final : public FaultFieldWriter {
   void integer(const std::string& key, int64_t value) override { out_[key] = value; }
   void boolean(const std::string& key, bool value) override { out_[key] = value; }
   void rate(const std::string& key, Rate value) override { out_[key] = rate_json(value); }
+  void ratio(const std::string& key, std::pair<uint32_t, uint32_t> value) override {
+    out_[key] = json::array({value.first, value.second});
+  }
   void name_lists(const std::string& key,
                   const std::vector<std::vector<std::string>>& value) override {
     json lists = json::array();

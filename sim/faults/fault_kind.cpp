@@ -18,6 +18,7 @@ extern const FaultKindDescriptor restart_fault;
 extern const FaultKindDescriptor partition_fault;
 extern const FaultKindDescriptor heal_fault;
 extern const FaultKindDescriptor hold_message_fault;
+extern const FaultKindDescriptor link_loss_fault;
 
 const std::vector<const FaultKindDescriptor*>& fault_kinds() {
   static const std::vector<const FaultKindDescriptor*> kinds = [] {
@@ -25,7 +26,7 @@ const std::vector<const FaultKindDescriptor*>& fault_kinds() {
         &clock_step_fault,   &clock_offset_fault, &clock_rate_fault, &clock_slew_fault,
         &pause_fault,        &resume_fault,       &crash_fault,      &power_loss_fault,
         &shutdown_fault,     &restart_fault,      &partition_fault,  &heal_fault,
-        &hold_message_fault,
+        &hold_message_fault, &link_loss_fault,
     };
     for (std::size_t i = 0; i < out.size(); ++i) {
       SIM_ASSERT_EQ(static_cast<std::size_t>(out[i]->kind), i);

@@ -15,6 +15,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/kernel/simulator.hpp"
@@ -44,6 +45,9 @@ class FaultFieldReader {
   virtual bool boolean(const std::string& key, bool fallback) = 0;
   // `rate_ppm` or `rate` ([numerator, denominator]), as a clock's rate is read.
   virtual Rate rate() = 0;
+  // A probability [numerator, denominator] (numerator <= denominator), or `fallback` when absent.
+  virtual std::pair<uint32_t, uint32_t> ratio(const std::string& key,
+                                              std::pair<uint32_t, uint32_t> fallback) = 0;
   // An array of `count` non-empty arrays of process names (a partition's sides); `shape` is the
   // message when the outer array does not have `count` entries.
   virtual std::vector<std::vector<std::string>> name_lists(const std::string& key,
@@ -61,6 +65,7 @@ class FaultFieldWriter {
   virtual void integer(const std::string& key, int64_t value) = 0;
   virtual void boolean(const std::string& key, bool value) = 0;
   virtual void rate(const std::string& key, Rate value) = 0;
+  virtual void ratio(const std::string& key, std::pair<uint32_t, uint32_t> value) = 0;
   virtual void name_lists(const std::string& key,
                           const std::vector<std::vector<std::string>>& value) = 0;
 };
