@@ -18,6 +18,7 @@
 #include "lock_impls/registry.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/explore/fault_plan.hpp"
+#include "sim/faults/fault_kind.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #ifndef REDLOCK_SOURCE_DIR
@@ -103,24 +104,9 @@ std::vector<ListRow> scenario_rows(const std::string& folder) {
 
 // The `kind`s of a scenario's `faults[]` (docs/scenario-format.md), one line each.
 std::vector<ListRow> scenario_fault_rows() {
-  const std::vector<std::pair<FaultKind, const char*>> kinds = {
-      {FaultKind::clock_step, "a process's wall clock jumps by delta_ms; monotonic unaffected"},
-      {FaultKind::clock_offset, "a process's wall clock is set to true time + offset_ms"},
-      {FaultKind::clock_rate, "a process's oscillator runs at rate_ppm (or rate) from now on"},
-      {FaultKind::clock_slew, "NTP-style slew: the rate changes until amount_ms is absorbed"},
-      {FaultKind::pause, "stop-the-world: the process runs nothing; its clocks keep going"},
-      {FaultKind::resume, "ends a pause"},
-      {FaultKind::crash, "kill -9: the OS keeps what was written; optional delayed restart"},
-      {FaultKind::power_loss, "only fsynced data survives; optional delayed restart"},
-      {FaultKind::shutdown, "clean shutdown: persistence flushed; optional delayed restart"},
-      {FaultKind::restart, "restarts a crashed process now"},
-      {FaultKind::partition, "drops messages between two sets of processes (one-way too)"},
-      {FaultKind::heal, "ends a named partition"},
-      {FaultKind::hold_message, "holds the first matching message until until_ms"},
-  };
   std::vector<ListRow> rows;
-  for (const auto& [kind, description] : kinds)
-    rows.push_back({.name = fault_kind_name(kind), .description = description, .details = {}});
+  for (const FaultKindDescriptor* kind : fault_kinds())
+    rows.push_back({.name = kind->name, .description = kind->help, .details = {}});
   return rows;
 }
 

@@ -22,6 +22,7 @@
 #include "real/loop.hpp"
 #include "real/process.hpp"
 #include "real/resp.hpp"
+#include "sim/faults/fault_kind.hpp"
 #include "sim/faults/pairing.hpp"
 #include "sim/kernel/random.hpp"
 #include "sim/kernel/simulator.hpp"
@@ -118,13 +119,10 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario) {
              " ms began before the run: real processes cannot be made to have been disconnected "
              "in the past (a replica's link-down time is its own clock's when the link dropped)";
     }
-    switch (fault.kind) {
-      case FaultKind::clock_rate:
-      case FaultKind::clock_slew:
-        return std::string("fault ") + fault_kind_name(fault.kind) + " at " +
-               std::to_string(fault.at_ms) + " ms: clock rates and slews cannot be staged for real";
-      default:
-        break;
+    const char* refusal = fault_kind(fault.kind).real_mode_refusal;
+    if (refusal != nullptr) {
+      return std::string("fault ") + fault_kind_name(fault.kind) + " at " +
+             std::to_string(fault.at_ms) + " ms: " + refusal;
     }
   }
   return std::nullopt;
@@ -1611,9 +1609,6 @@ void RealWorld::schedule_fault(std::size_t fault_index) {
     case FaultKind::power_loss:
       when([this, fault] { crash(fault); });
       return;
-    case FaultKind::clock_rate:
-    case FaultKind::clock_slew:
-      return;  // refused before the run (unstageable_reason)
     case FaultKind::restart:
       when([this, target, fault] {
         restarts_[target].armed = false;
@@ -1660,6 +1655,8 @@ void RealWorld::schedule_fault(std::size_t fault_index) {
       when([this, teller, fault] { record_fault(teller, fault); });
       return;
     }
+    default:
+      return;  // refused before the run (unstageable_reason: the kind's real_mode_refusal)
   }
   (void)at;
 }

@@ -6,6 +6,7 @@
 #include "reports/html_model.hpp"
 #include "reports/story.hpp"
 #include "reports/tool_version.hpp"
+#include "sim/faults/fault_kind.hpp"
 #include "sim/kernel/simulator.hpp"
 
 namespace redlock_sim {
@@ -30,24 +31,9 @@ std::string subject_and_verb(const std::string& name, const std::string& text,
                              const RunEvent& event) {
   if (event.kind == RunEventKind::supervisor_restart) return name + " was " + text;
   if (event.kind != RunEventKind::fault_applied) return name + " " + text;
-  switch (event.fault.kind) {
-    case FaultKind::clock_step:
-    case FaultKind::clock_offset:
-    case FaultKind::clock_rate:
-    case FaultKind::clock_slew:
-      return name + "'s " + text;
-    case FaultKind::pause:
-    case FaultKind::restart:
-      return name + " was " + text;
-    case FaultKind::crash:
-      return name + " crashed (kill -9)";
-    case FaultKind::power_loss:
-      return name + " lost power";
-    case FaultKind::shutdown:
-      return name + " was shut down";
-    default:
-      return name + " " + text;
-  }
+  const FaultKindDescriptor& kind = fault_kind(event.fault.kind);
+  if (kind.sentence != nullptr) return kind.sentence(name, text);
+  return name + " " + text;
 }
 
 // A story line as a sentence about its process: "N3's wall clock steps +10000 ms".

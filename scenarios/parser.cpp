@@ -10,7 +10,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "sim/faults/before_run.hpp"
+#include "sim/faults/fault_kind.hpp"
 #include "sim/faults/pairing.hpp"
 #include "sim/kernel/simulator.hpp"
 
@@ -452,96 +452,83 @@ ResourceSpec read_resource(const json& value, const std::string& path, const std
 const std::vector<std::string>& fault_kind_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
-    for (int k = 0; k <= static_cast<int>(FaultKind::hold_message); ++k) {
-      out.push_back(fault_kind_name(static_cast<FaultKind>(k)));
-    }
+    for (const FaultKindDescriptor* kind : fault_kinds())
+      out.push_back(kind->name);
     return out;
   }();
   return names;
 }
 
+// A fault kind reads its own fields (sim/faults) through this port over the parser's Reader.
+class FaultReader final : public FaultFieldReader {
+ public:
+  FaultReader(Reader& r, const std::string& path) : r_(r), path_(path) {}
+  bool has(const std::string& key) override { return r_.has(key); }
+  std::string string(const std::string& key, std::optional<std::string> fallback) override {
+    return r_.string(key, std::move(fallback));
+  }
+  std::string one_of(const std::string& key, const std::vector<std::string>& choices,
+                     std::optional<std::string> fallback) override {
+    return r_.one_of(key, choices, std::move(fallback));
+  }
+  int64_t integer(const std::string& key, int64_t low, int64_t high,
+                  std::optional<int64_t> fallback) override {
+    return r_.integer(key, low, high, fallback);
+  }
+  std::optional<int64_t> optional_integer(const std::string& key, int64_t low,
+                                          int64_t high) override {
+    return r_.optional_integer(key, low, high);
+  }
+  bool boolean(const std::string& key, bool fallback) override { return r_.boolean(key, fallback); }
+  Rate rate() override { return read_rate(r_, path_); }
+  std::pair<uint32_t, uint32_t> ratio(const std::string& key,
+                                      std::pair<uint32_t, uint32_t> fallback) override {
+    return r_.has(key) ? read_ratio(r_, key) : fallback;
+  }
+  std::vector<std::vector<std::string>> name_lists(const std::string& key, std::size_t count,
+                                                   const std::string& shape) override {
+    const json& lists = r_.array(key);
+    if (lists.size() != count) r_.fail(r_.at(key), shape);
+    std::vector<std::vector<std::string>> out(count);
+    for (std::size_t s = 0; s < count; ++s) {
+      const std::string at = r_.at(key) + "[" + std::to_string(s) + "]";
+      if (!lists[s].is_array() || lists[s].empty()) {
+        r_.fail(at, "expected a non-empty array of process names, got " + shown(lists[s]));
+      }
+      for (std::size_t i = 0; i < lists[s].size(); ++i) {
+        if (!lists[s][i].is_string()) {
+          r_.fail(at + "[" + std::to_string(i) + "]",
+                  "expected a string, got " + shown(lists[s][i]));
+        }
+        out[s].push_back(lists[s][i].get<std::string>());
+      }
+    }
+    return out;
+  }
+  [[noreturn]] void fail(const std::string& key, const std::string& message) override {
+    r_.fail(key.empty() ? path_ : r_.at(key), message);
+  }
+
+ private:
+  Reader& r_;
+  const std::string& path_;
+};
+
 FaultSpec read_fault(const json& value, const std::string& path, const std::string& file) {
   Reader r(value, path, file);
   FaultSpec fault;
-  const std::string kind = r.one_of("kind", fault_kind_names());
-  for (int k = 0; k <= static_cast<int>(FaultKind::hold_message); ++k) {
-    if (kind == fault_kind_name(static_cast<FaultKind>(k))) fault.kind = static_cast<FaultKind>(k);
-  }
-  const bool before_run = may_start_before_run(fault.kind);
+  const FaultKindDescriptor& kind = *find_fault_kind(r.one_of("kind", fault_kind_names()));
+  fault.kind = kind.kind;
+  const bool before_run = kind.may_start_before_run;
   if (!before_run && r.has("at_ms") && r.get("at_ms").is_number_integer() &&
       r.get("at_ms").get<int64_t>() < 0) {
-    r.fail(r.at("at_ms"), "expected at_ms >= 0: only a partition may begin before the run (a " +
-                              kind + " before time zero is not a state the run can start in)");
+    r.fail(r.at("at_ms"), std::string("expected at_ms >= 0: only a partition may begin before the "
+                                      "run (a ") +
+                              kind.name + " before time zero is not a state the run can start in)");
   }
   fault.at_ms = r.integer("at_ms", before_run ? -time_ms_max : 0, time_ms_max);
-  switch (fault.kind) {
-    case FaultKind::clock_step:
-      fault.target = r.string("target");
-      fault.delta_ms = r.integer("delta_ms", -time_ms_max, time_ms_max);
-      break;
-    case FaultKind::clock_offset:
-      fault.target = r.string("target");
-      fault.delta_ms = r.integer("offset_ms", -time_ms_max, time_ms_max);
-      break;
-    case FaultKind::clock_rate:
-      fault.target = r.string("target");
-      if (!r.has("rate_ppm") && !r.has("rate")) r.fail(path, "expected \"rate_ppm\" or \"rate\"");
-      fault.rate = read_rate(r, path);
-      break;
-    case FaultKind::clock_slew:
-      fault.target = r.string("target");
-      fault.delta_ms = r.integer("amount_ms", -time_ms_max, time_ms_max);
-      fault.slew_ppm = r.integer("slew_ppm", 1, 999'999, 500);
-      break;
-    case FaultKind::pause:
-      fault.target = r.string("target");
-      fault.duration_ms = r.optional_integer("duration_ms", 0, time_ms_max);
-      break;
-    case FaultKind::resume:
-    case FaultKind::restart:
-      fault.target = r.string("target");
-      break;
-    case FaultKind::crash:
-    case FaultKind::power_loss:
-    case FaultKind::shutdown:
-      fault.target = r.string("target");
-      fault.duration_ms = r.optional_integer("restart_after_ms", 0, time_ms_max);
-      fault.restart_clock = r.one_of("restart_clock", {"monotonic", "wall"}, "monotonic") == "wall"
-                                ? ClockKind::wall
-                                : ClockKind::monotonic;
-      break;
-    case FaultKind::partition: {
-      fault.name = r.string("name", "");
-      const json& sides = r.array("sides");
-      if (sides.size() != 2) r.fail(r.at("sides"), "expected two sides: [[names...], [names...]]");
-      Reader dummy(json::object(), path, file);
-      for (std::size_t s = 0; s < 2; ++s) {
-        const std::string at = r.at("sides") + "[" + std::to_string(s) + "]";
-        if (!sides[s].is_array() || sides[s].empty()) {
-          r.fail(at, "expected a non-empty array of process names, got " + shown(sides[s]));
-        }
-        for (std::size_t i = 0; i < sides[s].size(); ++i) {
-          if (!sides[s][i].is_string()) {
-            r.fail(at + "[" + std::to_string(i) + "]",
-                   "expected a string, got " + shown(sides[s][i]));
-          }
-          (s == 0 ? fault.side_a : fault.side_b).push_back(sides[s][i].get<std::string>());
-        }
-      }
-      fault.one_way = r.boolean("one_way", false);
-      fault.until_ms = r.optional_integer("until_ms", 0, time_ms_max);
-      break;
-    }
-    case FaultKind::heal:
-      fault.name = r.string("name");
-      break;
-    case FaultKind::hold_message:
-      fault.from = r.string("from");
-      fault.to = r.string("to", "");
-      fault.command = r.string("command", "");
-      fault.until_ms = r.integer("until_ms", 0, time_ms_max);
-      break;
-  }
+  FaultReader fields(r, path);
+  kind.read(fields, fault);
   if (fault.until_ms && *fault.until_ms < fault.at_ms) {
     r.fail(r.at("until_ms"), "expected until_ms >= at_ms (" + std::to_string(fault.at_ms) + ")");
   }

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/faults/fault_kind.hpp"
+
 namespace redlock_sim {
 
 using nlohmann::json;
@@ -112,57 +114,33 @@ json client_json(const ClientSpec& client) {
   return out;
 }
 
+// A fault kind writes its own fields (sim/faults) through this port into a JSON object.
+class FaultWriter final : public FaultFieldWriter {
+ public:
+  explicit FaultWriter(json& out) : out_(out) {}
+  void string(const std::string& key, const std::string& value) override { out_[key] = value; }
+  void integer(const std::string& key, int64_t value) override { out_[key] = value; }
+  void boolean(const std::string& key, bool value) override { out_[key] = value; }
+  void rate(const std::string& key, Rate value) override { out_[key] = rate_json(value); }
+  void ratio(const std::string& key, std::pair<uint32_t, uint32_t> value) override {
+    out_[key] = json::array({value.first, value.second});
+  }
+  void name_lists(const std::string& key,
+                  const std::vector<std::vector<std::string>>& value) override {
+    json lists = json::array();
+    for (const std::vector<std::string>& names : value)
+      lists.push_back(names);
+    out_[key] = lists;
+  }
+
+ private:
+  json& out_;
+};
+
 json fault_json(const FaultSpec& f) {
   json out = {{"kind", fault_kind_name(f.kind)}, {"at_ms", f.at_ms}};
-  switch (f.kind) {
-    case FaultKind::clock_step:
-      out["target"] = f.target;
-      out["delta_ms"] = f.delta_ms;
-      break;
-    case FaultKind::clock_offset:
-      out["target"] = f.target;
-      out["offset_ms"] = f.delta_ms;
-      break;
-    case FaultKind::clock_rate:
-      out["target"] = f.target;
-      out["rate"] = rate_json(f.rate);
-      break;
-    case FaultKind::clock_slew:
-      out["target"] = f.target;
-      out["amount_ms"] = f.delta_ms;
-      out["slew_ppm"] = f.slew_ppm;
-      break;
-    case FaultKind::pause:
-      out["target"] = f.target;
-      if (f.duration_ms) out["duration_ms"] = *f.duration_ms;
-      break;
-    case FaultKind::resume:
-    case FaultKind::restart:
-      out["target"] = f.target;
-      break;
-    case FaultKind::crash:
-    case FaultKind::power_loss:
-    case FaultKind::shutdown:
-      out["target"] = f.target;
-      if (f.duration_ms) out["restart_after_ms"] = *f.duration_ms;
-      if (f.restart_clock == ClockKind::wall) out["restart_clock"] = "wall";
-      break;
-    case FaultKind::partition:
-      if (!f.name.empty()) out["name"] = f.name;
-      out["sides"] = json::array({f.side_a, f.side_b});
-      if (f.one_way) out["one_way"] = true;
-      if (f.until_ms) out["until_ms"] = *f.until_ms;
-      break;
-    case FaultKind::heal:
-      out["name"] = f.name;
-      break;
-    case FaultKind::hold_message:
-      out["from"] = f.from;
-      if (!f.to.empty()) out["to"] = f.to;
-      if (!f.command.empty()) out["command"] = f.command;
-      out["until_ms"] = f.until_ms.value_or(f.at_ms);
-      break;
-  }
+  FaultWriter fields(out);
+  fault_kind(f.kind).write(f, fields);
   return out;
 }
 

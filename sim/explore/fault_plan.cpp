@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/faults/fault_kind.hpp"
 #include "sim/kernel/random.hpp"
 
 namespace redlock_sim {
@@ -64,30 +65,13 @@ std::optional<FaultClass> fault_class_of(const Scenario& scenario, const FaultSp
   for (const ClientSpec& c : scenario.clients)
     client = client || c.name == fault.target;
   // Sentinels, the resource and the counter service are neither: no class draws faults on them.
-  switch (fault.kind) {
-    case FaultKind::partition:
-      return FaultClass::partition;
-    case FaultKind::hold_message:
-      return FaultClass::message_delay;
-    default:
-      break;
-  }
-  if (!node && !client) return std::nullopt;
-  switch (fault.kind) {
-    case FaultKind::clock_step:
-      return node ? FaultClass::node_clock_step : FaultClass::client_clock_step;
-    case FaultKind::clock_rate:
-      return node ? FaultClass::node_clock_rate : FaultClass::client_clock_rate;
-    case FaultKind::pause:
-      return node ? FaultClass::node_pause : FaultClass::client_pause;
-    case FaultKind::crash:
-      return node ? FaultClass::node_crash : FaultClass::client_crash;
-    case FaultKind::power_loss:
-      if (node) return FaultClass::node_power_loss;
-      return std::nullopt;
-    default:
-      return std::nullopt;
-  }
+  const FaultKindDescriptor& kind = fault_kind(fault.kind);
+  const char* name = kind.any_target_class != nullptr ? kind.any_target_class
+                     : node                           ? kind.node_class
+                     : client                         ? kind.client_class
+                                                      : nullptr;
+  if (name == nullptr) return std::nullopt;
+  return parse_fault_class(name);
 }
 
 std::vector<FaultClass> fault_classes_of(const Scenario& scenario) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/faults/fault_kind.hpp"
 #include "sim/faults/pairing.hpp"
 
 namespace redlock_sim {
@@ -129,27 +130,10 @@ void add_shortening_reductions(const Scenario& s, std::vector<Scenario>& out) {
       change(r.faults[i]);
       out.push_back(std::move(r));
     };
-    if (f.duration_ms && *f.duration_ms > 1) {
-      with([](FaultSpec& g) { g.duration_ms = *g.duration_ms / 2; });
-    }
-    if ((f.kind == FaultKind::clock_step || f.kind == FaultKind::clock_slew) &&
-        (f.delta_ms > 1 || f.delta_ms < -1)) {
-      with([](FaultSpec& g) { g.delta_ms /= 2; });
-    }
-    if (f.kind == FaultKind::clock_rate && !(f.rate == Rate::one())) {
-      // Halve the distance of the rate from one.
-      with([](FaultSpec& g) {
-        const Rate r = g.rate;
-        g.rate = Rate{r.numerator + r.denominator, 2 * r.denominator}.times(Rate::one());
-      });
-    }
-    if (f.at_ms < 0) {
-      // A cut that began before the run: its start moves toward the run's, and its end toward
-      // time zero, staying after it (may_start_before_run).
-      with([](FaultSpec& g) { g.at_ms /= 2; });
-      if (f.until_ms && *f.until_ms > 1) with([](FaultSpec& g) { g.until_ms = *g.until_ms / 2; });
-    } else if (f.until_ms && *f.until_ms > f.at_ms + 1) {
-      with([](FaultSpec& g) { g.until_ms = g.at_ms + (*g.until_ms - g.at_ms) / 2; });
+    for (FaultSpec& shorter : fault_kind(f.kind).shorter(f)) {
+      Scenario r = s;
+      r.faults[i] = std::move(shorter);
+      out.push_back(std::move(r));
     }
     if (f.at_ms > 0) {
       with([](FaultSpec& g) {

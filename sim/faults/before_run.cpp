@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
+#include "sim/faults/fault_kind.hpp"
+
 namespace redlock_sim {
 
 bool may_start_before_run(FaultKind kind) {
-  return kind == FaultKind::partition;
+  return fault_kind(kind).may_start_before_run;
 }
 
 namespace {

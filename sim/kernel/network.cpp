@@ -73,6 +73,17 @@ void Network::set_link_loss(ProcessId from, ProcessId to, uint32_t numerator,
   l.loss_denominator = denominator;
 }
 
+std::pair<uint32_t, uint32_t> Network::link_loss(ProcessId from, ProcessId to) const {
+  SIM_ASSERT_LT(from, process_count_);
+  SIM_ASSERT_LT(to, process_count_);
+  const std::vector<std::pair<ProcessId, Link>>& row = rows_[from];
+  auto it = std::lower_bound(
+      row.begin(), row.end(), to,
+      [](const std::pair<ProcessId, Link>& entry, ProcessId id) { return entry.first < id; });
+  if (it == row.end() || it->first != to) return {0, 1};
+  return {it->second.loss_numerator, it->second.loss_denominator};
+}
+
 std::size_t Network::add_partition(PartitionRule rule) {
   std::sort(rule.side_a.begin(), rule.side_a.end());
   std::sort(rule.side_b.begin(), rule.side_b.end());

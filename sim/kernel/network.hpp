@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lock_impls/port/time.hpp"
@@ -75,6 +76,8 @@ class Network {
   void set_default_delay(const DelaySpec& delay) { default_delay_ = delay; }
   void set_link_delay(ProcessId from, ProcessId to, const DelaySpec& delay);
   void set_link_loss(ProcessId from, ProcessId to, uint32_t numerator, uint32_t denominator);
+  // The link's loss probability [numerator, denominator]; [0, 1] for a link never given one.
+  std::pair<uint32_t, uint32_t> link_loss(ProcessId from, ProcessId to) const;
   // Returns the rule's index, so it can be healed early with `heal`.
   std::size_t add_partition(PartitionRule rule);
   void heal(std::size_t partition_index, Instant at);

@@ -1,45 +1,13 @@
 #include "sim/runner/run_event.hpp"
 
+#include "sim/faults/fault_kind.hpp"
+
 namespace redlock_sim {
 
 namespace {
 
-std::string ms_text(int64_t ms) {
-  return std::to_string(ms) + " ms";
-}
-
 std::optional<std::string> fault_story_text(const FaultSpec& fault) {
-  switch (fault.kind) {
-    case FaultKind::clock_step:
-      return "wall clock steps " + std::string(fault.delta_ms >= 0 ? "+" : "") +
-             ms_text(fault.delta_ms);
-    case FaultKind::clock_offset:
-      return "wall clock set to true time " + ms_text(fault.delta_ms);
-    case FaultKind::clock_rate:
-      return "clock rate becomes " + std::to_string(fault.rate.numerator) + "/" +
-             std::to_string(fault.rate.denominator);
-    case FaultKind::clock_slew:
-      return "clock slews " + ms_text(fault.delta_ms) + " at " + std::to_string(fault.slew_ppm) +
-             " ppm";
-    case FaultKind::pause:
-      return "paused" + (fault.duration_ms ? " for " + ms_text(*fault.duration_ms) : std::string());
-    case FaultKind::resume:
-      return "resumed";
-    case FaultKind::crash:
-      return "crash (kill -9)";
-    case FaultKind::power_loss:
-    case FaultKind::shutdown:
-      return fault_kind_name(fault.kind);
-    case FaultKind::restart:
-      return "restarted";
-    case FaultKind::partition:
-      return partition_story_text(fault);
-    case FaultKind::heal:
-      return std::nullopt;
-    case FaultKind::hold_message:
-      return hold_story_text(fault);
-  }
-  return std::nullopt;
+  return fault_kind(fault.kind).story(fault);
 }
 
 bool applied(const RunEvent& e, FaultKind kind) {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "sim/faults/before_run.hpp"
-#include "sim/faults/pairing.hpp"
+#include "sim/faults/fault_kind.hpp"
 #include "sim/kernel/assert.hpp"
 #include "sim/replication/cluster.hpp"
 #include "sim/resource/resource.hpp"
@@ -15,7 +15,7 @@ namespace redlock_sim {
 namespace {
 
 // Everything one run builds; lives for the duration of run_scenario.
-class World {
+class World final : public FaultWorld {
  public:
   World(const Scenario& scenario, uint64_t seed, const RunOptions& options)
       : scenario_(scenario),
@@ -37,7 +37,6 @@ class World {
   ScenarioResult result(const RunResult& run);  // once, at the end: moves what it keeps
 
  private:
-  ProcessId id_of(const std::string& name) const { return ids_.at(name); }
   std::size_t memory_bytes() const;
   void build_cluster();
   void seed_data();
@@ -46,13 +45,29 @@ class World {
   void tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id = 0);
   // Logs a typed event at the current instant and tells its story line, if it has one.
   void record(RunEvent event);
-  void record_fault(ProcessId process, const FaultSpec& fault) {
+  void schedule_fault(std::size_t index);
+
+  // FaultWorld: what the fault kinds (sim/faults) do to this world.
+  Simulator& simulator() override { return simulator_; }
+  ProcessId id_of(const std::string& name) const override { return ids_.at(name); }
+  std::vector<ProcessId> ids_of(const std::vector<std::string>& names) const override;
+  void record_fault(ProcessId process, const FaultSpec& fault) override {
     record(RunEvent{.process = process, .kind = RunEventKind::fault_applied, .fault = fault});
   }
-  void schedule_fault(std::size_t index);
-  void schedule_crash(const FaultSpec& fault);
+  void record_pause_ended(ProcessId process) override {
+    record(RunEvent{.process = process, .kind = RunEventKind::pause_ended});
+  }
+  void clock_changed(ProcessId process) override {
+    if (restarts_.count(process) != 0) arm_restart(process);
+  }
+  void schedule_stop(const FaultSpec& fault) override;
+  void restart_now(ProcessId process) override;
+  void add_partition(std::size_t fault_index, PartitionRule rule) override {
+    partitions_[fault_index] = simulator_.network().add_partition(std::move(rule));
+  }
+  void partition_began(std::size_t fault_index, ProcessId teller, const FaultSpec& fault) override;
+  void heal_partition(std::size_t partition_index, const FaultSpec& heal) override;
   void arm_restart(ProcessId id);
-  std::vector<ProcessId> ids_of(const std::vector<std::string>& names) const;
 
   const Scenario& scenario_;
   RunOptions options_;
@@ -318,7 +333,7 @@ void World::arm_restart(ProcessId id) {
   });
 }
 
-void World::schedule_crash(const FaultSpec& fault) {
+void World::schedule_stop(const FaultSpec& fault) {
   const ProcessId id = id_of(fault.target);
   simulator_.schedule_action(Instant::from_ms(fault.at_ms), [this, id, fault] {
     Process& p = simulator_.process(id);
@@ -342,111 +357,22 @@ void World::schedule_crash(const FaultSpec& fault) {
 }
 
 void World::schedule_fault(std::size_t fault_index) {
-  const FaultSpec& fault = scenario_.faults[fault_index];
-  // A fault that began before the run (may_start_before_run) applies at time zero.
-  const Instant at = Instant::from_ms(std::max<int64_t>(fault.at_ms, 0));
-  const ProcessId target = fault.target.empty() ? 0 : id_of(fault.target);
-  auto after_clock_change = [this, target] {
-    if (restarts_.count(target) != 0) arm_restart(target);
-  };
-  switch (fault.kind) {
-    case FaultKind::clock_step:
-      simulator_.schedule_action(at, [this, target, fault, after_clock_change] {
-        simulator_.step_wall_clock(target, Duration::from_ms(fault.delta_ms));
-        record_fault(target, fault);
-        after_clock_change();
-      });
-      return;
-    case FaultKind::clock_offset:
-      simulator_.schedule_action(at, [this, target, fault, after_clock_change] {
-        simulator_.set_wall_clock_offset(target, Duration::from_ms(fault.delta_ms));
-        record_fault(target, fault);
-        after_clock_change();
-      });
-      return;
-    case FaultKind::clock_rate:
-      simulator_.schedule_action(at, [this, target, fault, after_clock_change] {
-        simulator_.set_clock_rate(target, fault.rate);
-        record_fault(target, fault);
-        after_clock_change();
-      });
-      return;
-    case FaultKind::clock_slew:
-      simulator_.schedule_action(at, [this, target, fault, after_clock_change] {
-        simulator_.slew_clock(target, Duration::from_ms(fault.delta_ms), fault.slew_ppm);
-        record_fault(target, fault);
-        after_clock_change();
-      });
-      return;
-    case FaultKind::pause:
-      simulator_.schedule_action(at, [this, target, fault] {
-        simulator_.pause(target);
-        record_fault(target, fault);
-      });
-      if (fault.duration_ms) {
-        simulator_.schedule_action(at + Duration::from_ms(*fault.duration_ms), [this, target] {
-          simulator_.resume(target);
-          record(RunEvent{.process = target, .kind = RunEventKind::pause_ended});
-        });
-      }
-      return;
-    case FaultKind::resume:
-      simulator_.schedule_action(at, [this, target, fault] {
-        simulator_.resume(target);
-        record_fault(target, fault);
-      });
-      return;
-    case FaultKind::crash:
-    case FaultKind::power_loss:
-    case FaultKind::shutdown:
-      schedule_crash(fault);
-      return;
-    case FaultKind::restart:
-      simulator_.schedule_action(at, [this, target, fault] {
-        restarts_[target].armed = false;
-        simulator_.restart(target);
-        record_fault(target, fault);
-      });
-      return;
-    case FaultKind::partition: {
-      PartitionRule rule{
-          .side_a = ids_of(fault.side_a),
-          .side_b = ids_of(fault.side_b),
-          .one_way = fault.one_way,
-          .start = at,
-          .end = fault.until_ms ? Instant::from_ms(*fault.until_ms) : Instant::max()};
-      const std::size_t index = simulator_.network().add_partition(std::move(rule));
-      partitions_[fault_index] = index;
-      // The story names the cut, told by the first process of side A, so that a violation's
-      // story shows why the clients saw different nodes.
-      const ProcessId teller = id_of(fault.side_a.front());
-      simulator_.schedule_action(at, [this, teller, fault, fault_index] {
-        partition_events_[fault_index] = events_.size();
-        record_fault(teller, fault);
-      });
-      return;
-    }
-    case FaultKind::heal: {
-      const std::size_t partition = healed_partition(scenario_.faults, fault_index).value();
-      const std::size_t index = partitions_.at(partition);
-      simulator_.schedule_action(at, [this, index, partition, fault] {
-        simulator_.network().heal(index, simulator_.now());
-        record(heal_event(fault, partition_events_, partition, events_));
-      });
-      return;
-    }
-    case FaultKind::hold_message: {
-      simulator_.network().add_hold(HoldRule{
-          .from = id_of(fault.from),
-          .to = fault.to.empty() ? std::nullopt : std::optional<ProcessId>(id_of(fault.to)),
-          .command = fault.command,
-          .active_from = at,
-          .release_at = Instant::from_ms(*fault.until_ms)});
-      const ProcessId teller = id_of(fault.from);
-      simulator_.schedule_action(at, [this, teller, fault] { record_fault(teller, fault); });
-      return;
-    }
-  }
+  fault_kind(scenario_.faults[fault_index].kind).apply(*this, scenario_.faults, fault_index);
+}
+
+void World::restart_now(ProcessId process) {
+  restarts_[process].armed = false;
+  simulator_.restart(process);
+}
+
+void World::partition_began(std::size_t fault_index, ProcessId teller, const FaultSpec& fault) {
+  partition_events_[fault_index] = events_.size();
+  record_fault(teller, fault);
+}
+
+void World::heal_partition(std::size_t partition_index, const FaultSpec& heal) {
+  simulator_.network().heal(partitions_.at(partition_index), simulator_.now());
+  record(heal_event(heal, partition_events_, partition_index, events_));
 }
 
 // ---- results ----

@@ -62,6 +62,8 @@ const char* fault_kind_name(FaultKind kind) {
       return "heal";
     case FaultKind::hold_message:
       return "hold_message";
+    case FaultKind::link_loss:
+      return "link_loss";
   }
   return "unknown";
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lock_impls/port/param_value.hpp"
@@ -161,6 +162,7 @@ enum class FaultKind : uint8_t {
   partition,
   heal,
   hold_message,
+  link_loss,
 };
 const char* fault_kind_name(FaultKind kind);
 
@@ -184,9 +186,10 @@ struct FaultSpec {
   std::vector<std::string> side_b;
   bool one_way = false;
   std::optional<int64_t> until_ms;  // partition: heal at; hold_message: release at
-  std::string from;                 // hold_message
+  std::string from;                 // hold_message, link_loss
   std::string to;
   std::string command;
+  std::pair<uint32_t, uint32_t> loss = {1, 1};  // link_loss: each message lost with n/d
 };
 
 struct LimitsSpec {

@@ -1,0 +1,53 @@
+// clock_offset: a process's wall clock is set to true time + offset_ms (an absolute setting,
+// where clock_step is relative).
+#include "sim/faults/fault_kind.hpp"
+
+namespace redlock_sim {
+
+namespace {
+
+void read(FaultFieldReader& fields, FaultSpec& fault) {
+  fault.target = fields.string("target");
+  fault.delta_ms = fields.integer("offset_ms", -fault_time_ms_max, fault_time_ms_max);
+}
+
+void write(const FaultSpec& fault, FaultFieldWriter& fields) {
+  fields.string("target", fault.target);
+  fields.integer("offset_ms", fault.delta_ms);
+}
+
+void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
+  const FaultSpec& fault = faults[index];
+  const ProcessId target = world.id_of(fault.target);
+  world.simulator().schedule_action(Instant::from_ms(fault.at_ms), [&world, target, fault] {
+    world.simulator().set_wall_clock_offset(target, Duration::from_ms(fault.delta_ms));
+    world.record_fault(target, fault);
+    world.clock_changed(target);
+  });
+}
+
+std::optional<std::string> story(const FaultSpec& fault) {
+  return "wall clock set to true time " + std::to_string(fault.delta_ms) + " ms";
+}
+
+}  // namespace
+
+// Declared extern first so the constant has external linkage (the registry names it).
+extern const FaultKindDescriptor clock_offset_fault;
+const FaultKindDescriptor clock_offset_fault{
+    .kind = FaultKind::clock_offset,
+    .name = "clock_offset",
+    .help = "a process's wall clock is set to true time + offset_ms",
+    .read = read,
+    .write = write,
+    .apply = apply,
+    .story = story,
+    .sentence = fault_fields::possessive,
+    .shorter = fault_fields::no_shorter,
+    .node_class = nullptr,
+    .client_class = nullptr,
+    .any_target_class = nullptr,
+    .real_mode_refusal = nullptr,
+};
+
+}  // namespace redlock_sim

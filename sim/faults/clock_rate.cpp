@@ -1,0 +1,64 @@
+// clock_rate: a process's oscillator runs at rate_ppm (or rate) from now on.
+#include "sim/faults/fault_kind.hpp"
+
+namespace redlock_sim {
+
+namespace {
+
+void read(FaultFieldReader& fields, FaultSpec& fault) {
+  fault.target = fields.string("target");
+  if (!fields.has("rate_ppm") && !fields.has("rate"))
+    fields.fail("", "expected \"rate_ppm\" or \"rate\"");
+  fault.rate = fields.rate();
+}
+
+void write(const FaultSpec& fault, FaultFieldWriter& fields) {
+  fields.string("target", fault.target);
+  fields.rate("rate", fault.rate);
+}
+
+void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
+  const FaultSpec& fault = faults[index];
+  const ProcessId target = world.id_of(fault.target);
+  world.simulator().schedule_action(Instant::from_ms(fault.at_ms), [&world, target, fault] {
+    world.simulator().set_clock_rate(target, fault.rate);
+    world.record_fault(target, fault);
+    world.clock_changed(target);
+  });
+}
+
+std::optional<std::string> story(const FaultSpec& fault) {
+  return "clock rate becomes " + std::to_string(fault.rate.numerator) + "/" +
+         std::to_string(fault.rate.denominator);
+}
+
+// Halves the distance of the rate from one.
+std::vector<FaultSpec> shorter(const FaultSpec& fault) {
+  if (fault.rate == Rate::one()) return {};
+  FaultSpec half = fault;
+  const Rate r = fault.rate;
+  half.rate = Rate{r.numerator + r.denominator, 2 * r.denominator}.times(Rate::one());
+  return {half};
+}
+
+}  // namespace
+
+// Declared extern first so the constant has external linkage (the registry names it).
+extern const FaultKindDescriptor clock_rate_fault;
+const FaultKindDescriptor clock_rate_fault{
+    .kind = FaultKind::clock_rate,
+    .name = "clock_rate",
+    .help = "a process's oscillator runs at rate_ppm (or rate) from now on",
+    .read = read,
+    .write = write,
+    .apply = apply,
+    .story = story,
+    .sentence = fault_fields::possessive,
+    .shorter = shorter,
+    .node_class = "node-clock-rate",
+    .client_class = "client-clock-rate",
+    .any_target_class = nullptr,
+    .real_mode_refusal = "clock rates and slews cannot be staged for real",
+};
+
+}  // namespace redlock_sim

@@ -1,0 +1,62 @@
+// clock_slew: NTP-style slew: the clock's rate changes by slew_ppm until amount_ms is absorbed.
+#include "sim/faults/fault_kind.hpp"
+
+namespace redlock_sim {
+
+namespace {
+
+void read(FaultFieldReader& fields, FaultSpec& fault) {
+  fault.target = fields.string("target");
+  fault.delta_ms = fields.integer("amount_ms", -fault_time_ms_max, fault_time_ms_max);
+  fault.slew_ppm = fields.integer("slew_ppm", 1, 999'999, 500);
+}
+
+void write(const FaultSpec& fault, FaultFieldWriter& fields) {
+  fields.string("target", fault.target);
+  fields.integer("amount_ms", fault.delta_ms);
+  fields.integer("slew_ppm", fault.slew_ppm);
+}
+
+void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
+  const FaultSpec& fault = faults[index];
+  const ProcessId target = world.id_of(fault.target);
+  world.simulator().schedule_action(Instant::from_ms(fault.at_ms), [&world, target, fault] {
+    world.simulator().slew_clock(target, Duration::from_ms(fault.delta_ms), fault.slew_ppm);
+    world.record_fault(target, fault);
+    world.clock_changed(target);
+  });
+}
+
+std::optional<std::string> story(const FaultSpec& fault) {
+  return "clock slews " + std::to_string(fault.delta_ms) + " ms at " +
+         std::to_string(fault.slew_ppm) + " ppm";
+}
+
+std::vector<FaultSpec> shorter(const FaultSpec& fault) {
+  if (fault.delta_ms >= -1 && fault.delta_ms <= 1) return {};
+  FaultSpec half = fault;
+  half.delta_ms /= 2;
+  return {half};
+}
+
+}  // namespace
+
+// Declared extern first so the constant has external linkage (the registry names it).
+extern const FaultKindDescriptor clock_slew_fault;
+const FaultKindDescriptor clock_slew_fault{
+    .kind = FaultKind::clock_slew,
+    .name = "clock_slew",
+    .help = "NTP-style slew: the rate changes until amount_ms is absorbed",
+    .read = read,
+    .write = write,
+    .apply = apply,
+    .story = story,
+    .sentence = fault_fields::possessive,
+    .shorter = shorter,
+    .node_class = nullptr,
+    .client_class = nullptr,
+    .any_target_class = nullptr,
+    .real_mode_refusal = "clock rates and slews cannot be staged for real",
+};
+
+}  // namespace redlock_sim

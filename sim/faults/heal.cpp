@@ -1,0 +1,50 @@
+// heal: ends the latest earlier partition with the same name (sim/faults/pairing.hpp).
+#include "sim/faults/fault_kind.hpp"
+#include "sim/faults/pairing.hpp"
+
+namespace redlock_sim {
+
+namespace {
+
+void read(FaultFieldReader& fields, FaultSpec& fault) {
+  fault.name = fields.string("name");
+}
+
+void write(const FaultSpec& fault, FaultFieldWriter& fields) {
+  fields.string("name", fault.name);
+}
+
+void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
+  const FaultSpec& fault = faults[index];
+  const std::size_t partition = healed_partition(faults, index).value();
+  world.simulator().schedule_action(Instant::from_ms(fault.at_ms), [&world, partition, fault] {
+    world.heal_partition(partition, fault);
+  });
+}
+
+// Told by the partition's end (its event), not on its own.
+std::optional<std::string> story(const FaultSpec&) {
+  return std::nullopt;
+}
+
+}  // namespace
+
+// Declared extern first so the constant has external linkage (the registry names it).
+extern const FaultKindDescriptor heal_fault;
+const FaultKindDescriptor heal_fault{
+    .kind = FaultKind::heal,
+    .name = "heal",
+    .help = "ends a named partition",
+    .read = read,
+    .write = write,
+    .apply = apply,
+    .story = story,
+    .sentence = nullptr,
+    .shorter = fault_fields::no_shorter,
+    .node_class = nullptr,
+    .client_class = nullptr,
+    .any_target_class = nullptr,
+    .real_mode_refusal = nullptr,
+};
+
+}  // namespace redlock_sim

@@ -1,0 +1,88 @@
+// partition: drops messages between two sets of processes (side A to side B only when one_way),
+// from at_ms until until_ms or a `heal` that names it.
+#include <algorithm>
+
+#include "sim/faults/fault_kind.hpp"
+
+namespace redlock_sim {
+
+namespace {
+
+void read(FaultFieldReader& fields, FaultSpec& fault) {
+  fault.name = fields.string("name", "");
+  std::vector<std::vector<std::string>> sides =
+      fields.name_lists("sides", 2, "expected two sides: [[names...], [names...]]");
+  fault.side_a = std::move(sides[0]);
+  fault.side_b = std::move(sides[1]);
+  fault.one_way = fields.boolean("one_way", false);
+  fault.until_ms = fields.optional_integer("until_ms", 0, fault_time_ms_max);
+}
+
+void write(const FaultSpec& fault, FaultFieldWriter& fields) {
+  if (!fault.name.empty()) fields.string("name", fault.name);
+  fields.name_lists("sides", {fault.side_a, fault.side_b});
+  if (fault.one_way) fields.boolean("one_way", true);
+  if (fault.until_ms) fields.integer("until_ms", *fault.until_ms);
+}
+
+void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
+  const FaultSpec& fault = faults[index];
+  // A cut that began before the run (may_start_before_run) applies at time zero; only a
+  // replica's "link down since" sees its earlier start (the runner backdates it).
+  const Instant at = Instant::from_ms(std::max<int64_t>(fault.at_ms, 0));
+  world.add_partition(index, PartitionRule{.side_a = world.ids_of(fault.side_a),
+                                           .side_b = world.ids_of(fault.side_b),
+                                           .one_way = fault.one_way,
+                                           .start = at,
+                                           .end = fault.until_ms ? Instant::from_ms(*fault.until_ms)
+                                                                 : Instant::max()});
+  // The story names the cut, told by the first process of side A, so that a violation's story
+  // shows why the clients saw different nodes.
+  const ProcessId teller = world.id_of(fault.side_a.front());
+  world.simulator().schedule_action(
+      at, [&world, teller, fault, index] { world.partition_began(index, teller, fault); });
+}
+
+// Shorter cuts: until_ms halved toward at_ms; for a cut that began before the run, its start
+// moves toward the run's and its end toward time zero, staying after it (the parser refuses a
+// cut before the run that ends by time zero).
+std::vector<FaultSpec> shorter(const FaultSpec& fault) {
+  if (fault.at_ms >= 0) return fault_fields::shorter_until(fault);
+  std::vector<FaultSpec> out;
+  FaultSpec later_start = fault;
+  later_start.at_ms /= 2;
+  out.push_back(later_start);
+  if (fault.until_ms && *fault.until_ms > 1) {
+    FaultSpec earlier_end = fault;
+    earlier_end.until_ms = *fault.until_ms / 2;
+    out.push_back(earlier_end);
+  }
+  return out;
+}
+
+std::optional<std::string> story(const FaultSpec& fault) {
+  return partition_story_text(fault);
+}
+
+}  // namespace
+
+// Declared extern first so the constant has external linkage (the registry names it).
+extern const FaultKindDescriptor partition_fault;
+const FaultKindDescriptor partition_fault{
+    .kind = FaultKind::partition,
+    .name = "partition",
+    .help = "drops messages between two sets of processes (one-way too)",
+    .read = read,
+    .write = write,
+    .apply = apply,
+    .story = story,
+    .sentence = nullptr,
+    .shorter = shorter,
+    .node_class = nullptr,
+    .client_class = nullptr,
+    .any_target_class = "partition",
+    .real_mode_refusal = nullptr,
+    .may_start_before_run = true,
+};
+
+}  // namespace redlock_sim

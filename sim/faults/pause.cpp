@@ -1,0 +1,60 @@
+// pause: stop-the-world (a GC, SIGSTOP, a VM migration): the process runs nothing while its
+// clocks keep going; it resumes after duration_ms, or at a `resume`.
+#include "sim/faults/fault_kind.hpp"
+
+namespace redlock_sim {
+
+namespace {
+
+void read(FaultFieldReader& fields, FaultSpec& fault) {
+  fault.target = fields.string("target");
+  fault.duration_ms = fields.optional_integer("duration_ms", 0, fault_time_ms_max);
+}
+
+void write(const FaultSpec& fault, FaultFieldWriter& fields) {
+  fields.string("target", fault.target);
+  if (fault.duration_ms) fields.integer("duration_ms", *fault.duration_ms);
+}
+
+void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
+  const FaultSpec& fault = faults[index];
+  const ProcessId target = world.id_of(fault.target);
+  const Instant at = Instant::from_ms(fault.at_ms);
+  world.simulator().schedule_action(at, [&world, target, fault] {
+    world.simulator().pause(target);
+    world.record_fault(target, fault);
+  });
+  if (fault.duration_ms) {
+    world.simulator().schedule_action(at + Duration::from_ms(*fault.duration_ms), [&world, target] {
+      world.simulator().resume(target);
+      world.record_pause_ended(target);
+    });
+  }
+}
+
+std::optional<std::string> story(const FaultSpec& fault) {
+  return "paused" +
+         (fault.duration_ms ? " for " + std::to_string(*fault.duration_ms) + " ms" : std::string());
+}
+
+}  // namespace
+
+// Declared extern first so the constant has external linkage (the registry names it).
+extern const FaultKindDescriptor pause_fault;
+const FaultKindDescriptor pause_fault{
+    .kind = FaultKind::pause,
+    .name = "pause",
+    .help = "stop-the-world: the process runs nothing; its clocks keep going",
+    .read = read,
+    .write = write,
+    .apply = apply,
+    .story = story,
+    .sentence = fault_fields::passive,
+    .shorter = fault_fields::shorter_duration,
+    .node_class = "node-pause",
+    .client_class = "client-pause",
+    .any_target_class = nullptr,
+    .real_mode_refusal = nullptr,
+};
+
+}  // namespace redlock_sim

@@ -1,0 +1,49 @@
+// restart: restarts a crashed process now (and cancels a restart its supervisor had armed).
+#include "sim/faults/fault_kind.hpp"
+
+namespace redlock_sim {
+
+namespace {
+
+void read(FaultFieldReader& fields, FaultSpec& fault) {
+  fault.target = fields.string("target");
+}
+
+void write(const FaultSpec& fault, FaultFieldWriter& fields) {
+  fields.string("target", fault.target);
+}
+
+void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
+  const FaultSpec& fault = faults[index];
+  const ProcessId target = world.id_of(fault.target);
+  world.simulator().schedule_action(Instant::from_ms(fault.at_ms), [&world, target, fault] {
+    world.restart_now(target);
+    world.record_fault(target, fault);
+  });
+}
+
+std::optional<std::string> story(const FaultSpec&) {
+  return "restarted";
+}
+
+}  // namespace
+
+// Declared extern first so the constant has external linkage (the registry names it).
+extern const FaultKindDescriptor restart_fault;
+const FaultKindDescriptor restart_fault{
+    .kind = FaultKind::restart,
+    .name = "restart",
+    .help = "restarts a crashed process now",
+    .read = read,
+    .write = write,
+    .apply = apply,
+    .story = story,
+    .sentence = fault_fields::passive,
+    .shorter = fault_fields::no_shorter,
+    .node_class = nullptr,
+    .client_class = nullptr,
+    .any_target_class = nullptr,
+    .real_mode_refusal = nullptr,
+};
+
+}  // namespace redlock_sim

@@ -1,0 +1,49 @@
+// resume: ends a pause.
+#include "sim/faults/fault_kind.hpp"
+
+namespace redlock_sim {
+
+namespace {
+
+void read(FaultFieldReader& fields, FaultSpec& fault) {
+  fault.target = fields.string("target");
+}
+
+void write(const FaultSpec& fault, FaultFieldWriter& fields) {
+  fields.string("target", fault.target);
+}
+
+void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
+  const FaultSpec& fault = faults[index];
+  const ProcessId target = world.id_of(fault.target);
+  world.simulator().schedule_action(Instant::from_ms(fault.at_ms), [&world, target, fault] {
+    world.simulator().resume(target);
+    world.record_fault(target, fault);
+  });
+}
+
+std::optional<std::string> story(const FaultSpec&) {
+  return "resumed";
+}
+
+}  // namespace
+
+// Declared extern first so the constant has external linkage (the registry names it).
+extern const FaultKindDescriptor resume_fault;
+const FaultKindDescriptor resume_fault{
+    .kind = FaultKind::resume,
+    .name = "resume",
+    .help = "ends a pause",
+    .read = read,
+    .write = write,
+    .apply = apply,
+    .story = story,
+    .sentence = nullptr,
+    .shorter = fault_fields::no_shorter,
+    .node_class = nullptr,
+    .client_class = nullptr,
+    .any_target_class = nullptr,
+    .real_mode_refusal = nullptr,
+};
+
+}  // namespace redlock_sim
