@@ -458,14 +458,14 @@ int error_handler(lua_State* lua) {
 void* allocate(void* user_data, void* block, std::size_t old_size, std::size_t new_size) {
   ScriptRunner& runner = *static_cast<ScriptRunner*>(user_data);
   if (new_size == 0) {
-    std::free(block);
+    runner.heap.reallocate(block, old_size, 0);
     runner.memory_bytes -= old_size;
     return nullptr;
   }
   if (new_size > old_size &&
       runner.memory_bytes - old_size + new_size > runner.memory_bytes_max() + runner.memory_slack)
     return nullptr;
-  void* grown = std::realloc(block, new_size);
+  void* grown = runner.heap.reallocate(block, old_size, new_size);
   if (grown != nullptr) runner.memory_bytes = runner.memory_bytes - old_size + new_size;
   return grown;
 }

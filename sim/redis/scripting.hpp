@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "sim/redis/engine.hpp"
+#include "sim/redis/lua_heap.hpp"
 
 struct lua_State;
 
@@ -50,6 +51,7 @@ class ScriptRunner {
   bool killing = false;
   bool wrote = false;                 // the running script called a write command
   std::size_t memory_bytes = 0;       // held by the Lua state (its allocator counts)
+  LuaHeap heap;                       // where the Lua state's blocks live
   std::size_t memory_slack = 0;       // allowed past the budget while a reply is read
   std::size_t argument_bytes = 0;     // passed to redis.call/pcall by the running script
   uint64_t random_state = 0;          // Redis's redisLrand48 state, shared by all scripts
