@@ -80,11 +80,7 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
                            ? validity > Duration::zero()
                            : validity >= Duration::zero();
     if (locked >= quorum() && valid) {
-      grant.acquired = true;
-      grant.lease = std::make_shared<Lease>();
-      grant.lease->resource = resource;
-      grant.lease->value = value;
-      grant.lease->deadline = Deadline{.clock = options_.clock, .at = deadline};
+      grant_lease(grant, resource, value, Deadline{.clock = options_.clock, .at = deadline});
       co_return grant;
     }
     grant.failure = locked >= quorum() ? "validity" : "taken";

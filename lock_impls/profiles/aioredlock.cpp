@@ -6,9 +6,6 @@
 
 namespace redlock_sim::profiles {
 
-AioredlockClient::AioredlockClient(Port& port, AioredlockOptions options)
-    : LockClient(port), options_(options) {}
-
 // Aioredlock._set_lock: `for n in range(self.retry_count)`, sleeping before every try but the
 // first; a try that did not lock a quorum (`except LockError: continue`) or whose
 // `lease_time - elapsed_time - drift <= 0` goes on to the next with the same identifier and no
@@ -43,8 +40,8 @@ Task<AioredlockClient::SetLock> AioredlockClient::set_lock(const std::string& re
     result.deadline = start_time + options_.ttl - drift;
     const Duration validity = result.deadline - end_time;
     note((extending ? std::string("extend") : "attempt " + std::to_string(n + 1)) + ": " +
-         std::to_string(result.successful_sets) + "/" + std::to_string(options_.node_count) +
-         " nodes, validity " + ms_text(validity));
+         nodes_text(result.successful_sets, options_.node_count) + ", validity " +
+         ms_text(validity));
     // `locked = successful_sets >= int(len(self.instances) / 2) + 1`, then the validity test
     if (result.successful_sets >= quorum() && validity > Duration::zero()) {
       result.locked = true;  // break
@@ -63,11 +60,8 @@ Task<Grant> AioredlockClient::acquire(std::string resource) {
   grant.attempts = set.tries;
   grant.nodes_locked = set.successful_sets;
   if (set.locked) {
-    grant.acquired = true;
-    grant.lease = std::make_shared<Lease>();
-    grant.lease->resource = resource;
-    grant.lease->value = lock_identifier;
-    grant.lease->deadline = Deadline{.clock = options_.clock, .at = set.deadline};
+    grant_lease(grant, resource, lock_identifier,
+                Deadline{.clock = options_.clock, .at = set.deadline});
     co_return grant;
   }
   grant.failure = set.successful_sets >= quorum() ? "validity" : "taken";
@@ -102,8 +96,7 @@ Task<ReleaseResult> AioredlockClient::release(std::shared_ptr<Lease> lease) {
   ReleaseResult result;
   lease->released = true;  // lock.valid = False
   result.nodes = co_await unset_lock(lease->resource, lease->value);
-  note("release: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
-       " nodes");
+  note("release: " + nodes_text(result.nodes, options_.node_count));
   if (result.nodes >= quorum()) {
     result.released = true;
     co_return result;
@@ -157,15 +150,7 @@ std::vector<LockEntry> aioredlock_locks() {
       [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
         profiles::AioredlockOptions o;
         o.node_count = p.count("nodes");
-        o.ttl = p.ms("ttl_ms");
-        o.clock = p.choice("clock") == 0 ? ClockKind::wall : ClockKind::monotonic;
-        o.request_timeout = p.ms("request_timeout_ms");
-        o.retry_count = static_cast<int32_t>(p.integer("retry_count"));
-        o.retry_delay = RetryDelay{.min_ms = p.integer("retry_delay_ms_min"),
-                                   .jitter_ms = p.integer("retry_jitter_ms")};
-        o.drift = Drift{.ppm = p.integer("drift_ppm"),
-                        .constant_ms = p.integer("drift_constant_ms"),
-                        .rounding = DriftRounding::exact};
+        apply_timing(p, o);
         auto inner = std::make_unique<profiles::AioredlockClient>(port, o);
         if (!p.flag("auto_extend")) return inner;
         // The watchdog period follows the lease actually configured (0.6 * lease).

@@ -2,6 +2,8 @@
 // aioredlock/redis.py. Library bugs B8, B13, B20, B27 (docs/catalogue.md).
 #pragma once
 
+#include "lock_impls/profiles/library_client.hpp"
+
 #include "lock_impls/families/common.hpp"
 #include "lock_impls/families/watchdog.hpp"
 #include "lock_impls/lock.hpp"
@@ -29,15 +31,13 @@ struct AioredlockOptions {
   uint32_t attempts_cap = 100'000;
 };
 
-class AioredlockClient : public LockClient {
+class AioredlockClient : public LibraryClient<AioredlockOptions> {
  public:
-  AioredlockClient(Port& port, AioredlockOptions options);
+  using LibraryClient::LibraryClient;
 
   Task<Grant> acquire(std::string resource) override;
   Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
   Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
-  ClockKind clock() const override { return options_.clock; }
-  const AioredlockOptions& options() const { return options_; }
 
  private:
   // What `_set_lock` ends with: the tries it made and its last try's count and deadline.
@@ -55,9 +55,6 @@ class AioredlockClient : public LockClient {
   // Redis.unset_lock: the unset script on every instance, gathered. Returns how many deleted
   // our key or found none.
   Task<uint32_t> unset_lock(const std::string& resource, const std::string& lock_identifier);
-  uint32_t quorum() const { return majority(options_.node_count); }
-
-  AioredlockOptions options_;
 };
 
 // lock(resource) without lock_timeout: lease internal_lock_timeout 10 s, and the watchdog

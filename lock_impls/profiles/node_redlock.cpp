@@ -5,9 +5,6 @@
 
 namespace redlock_sim::profiles {
 
-NodeRedlockClient::NodeRedlockClient(Port& port, NodeRedlockOptions options)
-    : LockClient(port), options_(options) {}
-
 Task<NodeRedlockClient::Execution> NodeRedlockClient::execute(Operation operation,
                                                               const std::string& key,
                                                               std::vector<std::string> args,
@@ -36,8 +33,7 @@ Task<NodeRedlockClient::Execution> NodeRedlockClient::execute(Operation operatio
       execution.errors += (!outcome.replied() || outcome.reply.is_error()) ? 1 : 0;
     }
     execution.quorum = execution.votes_for >= quorum();
-    const std::string nodes =
-        std::to_string(execution.votes_for) + "/" + std::to_string(options_.node_count) + " nodes";
+    const std::string nodes = nodes_text(execution.votes_for, options_.node_count);
     const std::string validity = ", validity " + ms_text(expiration - date_now());
     if (operation == Operation::acquire) {
       note("attempt " + std::to_string(execution.attempts) + ": " + nodes + validity);
@@ -68,11 +64,8 @@ Task<Grant> NodeRedlockClient::acquire(std::string resource) {
   grant.attempts = execution.attempts;
   grant.nodes_locked = execution.votes_for;
   if (execution.quorum) {
-    grant.acquired = true;  // new Lock(this, resources, value, attempts, start + duration - drift)
-    grant.lease = std::make_shared<Lease>();
-    grant.lease->resource = resource;
-    grant.lease->value = value;
-    grant.lease->deadline = Deadline{.clock = options_.clock, .at = expiration};
+    // new Lock(this, resources, value, attempts, start + duration - drift)
+    grant_lease(grant, resource, value, Deadline{.clock = options_.clock, .at = expiration});
     co_return grant;
   }
   grant.failure = "taken";
@@ -192,15 +185,7 @@ std::vector<LockEntry> node_redlock_locks() {
       [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
         profiles::NodeRedlockOptions o;
         o.node_count = p.count("nodes");
-        o.ttl = p.ms("ttl_ms");
-        o.clock = p.choice("clock") == 0 ? ClockKind::wall : ClockKind::monotonic;
-        o.request_timeout = p.ms("request_timeout_ms");
-        o.retry_count = static_cast<int32_t>(p.integer("retry_count"));
-        o.retry_delay = RetryDelay{.min_ms = p.integer("retry_delay_ms_min"),
-                                   .jitter_ms = p.integer("retry_jitter_ms")};
-        o.drift = Drift{.ppm = p.integer("drift_ppm"),
-                        .constant_ms = p.integer("drift_constant_ms"),
-                        .rounding = DriftRounding::round_ms};
+        apply_timing(p, o);
         auto client = std::make_unique<profiles::NodeRedlockClient>(port, o);
         if (!p.flag("auto_extend")) return client;
         return watched(port, p, std::move(client), profiles::node_redlock_using());

@@ -2,6 +2,8 @@
 // and v4.2.0 (870778c). Library bugs B5, B13, B15, B19, B20, B21, B23, B25 (docs/catalogue.md).
 #pragma once
 
+#include "lock_impls/profiles/library_client.hpp"
+
 #include "lock_impls/families/common.hpp"
 #include "lock_impls/families/redlock.hpp"
 #include "lock_impls/families/watchdog.hpp"
@@ -29,15 +31,13 @@ struct NodeRedlockOptions {
   uint32_t attempts_cap = 100'000;
 };
 
-class NodeRedlockClient : public LockClient {
+class NodeRedlockClient : public LibraryClient<NodeRedlockOptions> {
  public:
-  NodeRedlockClient(Port& port, NodeRedlockOptions options);
+  using LibraryClient::LibraryClient;
 
   Task<Grant> acquire(std::string resource) override;
   Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
   Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
-  ClockKind clock() const override { return options_.clock; }
-  const NodeRedlockOptions& options() const { return options_; }
 
  private:
   // What `_execute` ends with: the attempts it made and the last attempt's votes for.
@@ -54,10 +54,7 @@ class NodeRedlockClient : public LockClient {
   enum class Operation : uint8_t { acquire, extend, release, cleanup };
   Task<Execution> execute(Operation operation, const std::string& key,
                           std::vector<std::string> args, int32_t retry_count, Instant expiration);
-  uint32_t quorum() const { return majority(options_.node_count); }
   Instant date_now() { return now_on(options_.clock); }
-
-  NodeRedlockOptions options_;
 };
 
 // using(): extend at expiration - 500 ms (automaticExtensionThreshold) on the lock's clock; a

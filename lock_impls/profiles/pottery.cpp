@@ -6,9 +6,6 @@
 
 namespace redlock_sim::profiles {
 
-PotteryClient::PotteryClient(Port& port, PotteryOptions options)
-    : LockClient(port), options_(options) {}
-
 // `for future in as_completed(futures)`, returning once `num > len(self.masters) // 2`.
 FanOutOptions PotteryClient::as_completed() const {
   return FanOutOptions{.mode = FanOutMode::return_at_quorum_success,
@@ -44,15 +41,11 @@ Task<Grant> PotteryClient::acquire(std::string resource) {
     const Instant deadline = start + options_.ttl - drift;
     const Duration validity = deadline - now();
     grant.nodes_locked = num_masters_acquired;
-    note("attempt " + std::to_string(attempt) + ": " + std::to_string(num_masters_acquired) + "/" +
-         std::to_string(options_.node_count) + " nodes, validity " + ms_text(validity));
+    note("attempt " + std::to_string(attempt) + ": " +
+         nodes_text(num_masters_acquired, options_.node_count) + ", validity " + ms_text(validity));
     const bool quorum = num_masters_acquired >= majority(options_.node_count);
     if (quorum && validity > Duration::zero()) {
-      grant.acquired = true;
-      grant.lease = std::make_shared<Lease>();
-      grant.lease->resource = resource;
-      grant.lease->value = uuid_;
-      grant.lease->deadline = Deadline{.clock = options_.clock, .at = deadline};
+      grant_lease(grant, resource, uuid_, Deadline{.clock = options_.clock, .at = deadline});
       co_return grant;
     }
     grant.failure = quorum ? "validity" : "taken";
@@ -88,8 +81,8 @@ Task<ExtendResult> PotteryClient::extend(std::shared_ptr<Lease> lease) {
     redis_errors += (!outcome.replied() || outcome.reply.is_error()) ? 1 : 0;
   }
   const Instant deadline = start + options_.ttl - drift_for(options_.ttl, options_.drift);
-  note("extend: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
-       " nodes, validity " + ms_text(deadline - now()));
+  note("extend: " + nodes_text(result.nodes, options_.node_count) + ", validity " +
+       ms_text(deadline - now()));
   if (result.nodes >= majority(options_.node_count)) {
     result.extended = true;  // self._extension_num += 1
     result.deadline = Deadline{.clock = options_.clock, .at = deadline};
@@ -107,8 +100,7 @@ Task<ReleaseResult> PotteryClient::release(std::shared_ptr<Lease> lease) {
   ReleaseResult result;
   lease->released = true;
   result.nodes = co_await release_masters(lease->resource);
-  note("release: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
-       " nodes");
+  note("release: " + nodes_text(result.nodes, options_.node_count));
   if (result.nodes >= majority(options_.node_count)) {
     result.released = true;
     co_return result;
@@ -152,15 +144,7 @@ std::vector<LockEntry> pottery_locks() {
       [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
         profiles::PotteryOptions o;
         o.node_count = p.count("nodes");
-        o.ttl = p.ms("ttl_ms");
-        o.clock = p.choice("clock") == 0 ? ClockKind::wall : ClockKind::monotonic;
-        o.request_timeout = p.ms("request_timeout_ms");
-        o.retry_count = static_cast<int32_t>(p.integer("retry_count"));
-        o.retry_delay = RetryDelay{.min_ms = p.integer("retry_delay_ms_min"),
-                                   .jitter_ms = p.integer("retry_jitter_ms")};
-        o.drift = Drift{.ppm = p.integer("drift_ppm"),
-                        .constant_ms = p.integer("drift_constant_ms"),
-                        .rounding = DriftRounding::exact};
+        apply_timing(p, o);
         o.num_extensions = static_cast<int32_t>(p.integer("num_extensions"));
         return std::make_unique<profiles::PotteryClient>(port, o);
       }));

@@ -2,6 +2,8 @@
 // Library bugs B12, B21, B24, B28 (docs/catalogue.md).
 #pragma once
 
+#include "lock_impls/profiles/library_client.hpp"
+
 #include "lock_impls/families/common.hpp"
 #include "lock_impls/lock.hpp"
 
@@ -28,24 +30,20 @@ struct PotteryOptions {
   uint32_t attempts_cap = 100'000;
 };
 
-class PotteryClient : public LockClient {
+class PotteryClient : public LibraryClient<PotteryOptions> {
  public:
-  PotteryClient(Port& port, PotteryOptions options);
+  using LibraryClient::LibraryClient;
 
   Task<Grant> acquire(std::string resource) override;
   Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
   Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
-  ClockKind clock() const override { return options_.clock; }
-  const PotteryOptions& options() const { return options_; }
 
  private:
   // The release script on every master, as_completed until more than N//2 released (it reads
   // `self._uuid`, the latest acquire's, not the grant's: bug list item 28). Returns how many did.
   Task<uint32_t> release_masters(const std::string& key);
   FanOutOptions as_completed() const;
-  Instant now() { return now_on(options_.clock); }
 
-  PotteryOptions options_;
   std::string uuid_;  // `self._uuid`: one per instance, replaced by every __acquire_masters
 };
 

@@ -5,9 +5,6 @@
 
 namespace redlock_sim::profiles {
 
-RedlockPyClient::RedlockPyClient(Port& port, RedlockPyOptions options)
-    : LockClient(port), options_(options) {}
-
 // Redlock.lock(resource, ttl).
 Task<Grant> RedlockPyClient::acquire(std::string resource) {
   Grant grant;
@@ -36,8 +33,8 @@ Task<Grant> RedlockPyClient::acquire(std::string resource) {
     const Instant deadline = start_time + options_.ttl - drift;
     const Duration validity = deadline - end_time;
     grant.nodes_locked = n;
-    note("attempt " + std::to_string(retry + 1) + ": " + std::to_string(n) + "/" +
-         std::to_string(options_.node_count) + " nodes, validity " + ms_text(validity));
+    note("attempt " + std::to_string(retry + 1) + ": " + nodes_text(n, options_.node_count) +
+         ", validity " + ms_text(validity));
     if (validity > Duration::zero() && n >= quorum()) {
       if (redis_errors > 0) {
         // raise MultipleRedlockException(redis_errors): the caller gets no Lock to unlock
@@ -45,11 +42,8 @@ Task<Grant> RedlockPyClient::acquire(std::string resource) {
         grant.failure = "error";
         co_return grant;
       }
-      grant.acquired = true;  // return Lock(validity, resource, val)
-      grant.lease = std::make_shared<Lease>();
-      grant.lease->resource = resource;
-      grant.lease->value = val;
-      grant.lease->deadline = Deadline{.clock = options_.clock, .at = deadline};
+      // return Lock(validity, resource, val)
+      grant_lease(grant, resource, val, Deadline{.clock = options_.clock, .at = deadline});
       co_return grant;
     }
     grant.failure = n >= quorum() ? "validity" : "taken";
@@ -67,8 +61,7 @@ Task<ReleaseResult> RedlockPyClient::release(std::shared_ptr<Lease> lease) {
   ReleaseResult result;
   result.nodes = co_await unlock_all(lease->resource, lease->value);
   result.released = true;
-  note("release: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
-       " nodes");
+  note("release: " + nodes_text(result.nodes, options_.node_count));
   co_return result;
 }
 
@@ -110,17 +103,9 @@ std::vector<LockEntry> redlock_py_locks() {
       [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
         profiles::RedlockPyOptions o;
         o.node_count = p.count("nodes");
-        o.ttl = p.ms("ttl_ms");
-        o.clock = p.choice("clock") == 0 ? ClockKind::wall : ClockKind::monotonic;
-        o.request_timeout = p.ms("request_timeout_ms");
-        o.retry_count = static_cast<int32_t>(p.integer("retry_count"));
+        apply_timing(p, o);
         // `retry_count or self.default_retry_count`: a configured 0 falls back (issue #24).
         if (o.retry_count == 0) o.retry_count = profiles::RedlockPyOptions{}.retry_count;
-        o.retry_delay = RetryDelay{.min_ms = p.integer("retry_delay_ms_min"),
-                                   .jitter_ms = p.integer("retry_jitter_ms")};
-        o.drift = Drift{.ppm = p.integer("drift_ppm"),
-                        .constant_ms = p.integer("drift_constant_ms"),
-                        .rounding = DriftRounding::floor_ms};
         return std::make_unique<profiles::RedlockPyClient>(port, o);
       }));
   return list;

@@ -2,6 +2,8 @@
 // Library bugs B14, B20, B22, B24 (docs/catalogue.md).
 #pragma once
 
+#include "lock_impls/profiles/library_client.hpp"
+
 #include "lock_impls/families/common.hpp"
 #include "lock_impls/lock.hpp"
 
@@ -26,25 +28,20 @@ struct RedlockPyOptions {
   uint32_t attempts_cap = 100'000;
 };
 
-class RedlockPyClient : public LockClient {
+class RedlockPyClient : public LibraryClient<RedlockPyOptions> {
  public:
-  RedlockPyClient(Port& port, RedlockPyOptions options);
+  using LibraryClient::LibraryClient;
 
   Task<Grant> acquire(std::string resource) override;
   Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
   Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
-  ClockKind clock() const override { return options_.clock; }
-  const RedlockPyOptions& options() const { return options_; }
 
  private:
   // `for server in self.servers: self.unlock_instance(server, resource, val)`: the delete
   // script on each server in turn, errors swallowed. Returns the servers that deleted our key.
   Task<uint32_t> unlock_all(const std::string& resource, const std::string& val);
-  uint32_t quorum() const { return majority(options_.node_count); }
   // int(time.time() * 1000)
   Instant time_ms() { return Instant::from_ms(now_on(options_.clock).ms_floor()); }
-
-  RedlockPyOptions options_;
 };
 
 }  // namespace redlock_sim::profiles
