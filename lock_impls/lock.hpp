@@ -90,6 +90,15 @@ struct Grant {
   std::string failure;           // why not acquired: "taken", "validity", "error", ...
 };
 
+// An acquisition that succeeded: `value` on `resource`, believed until `deadline`.
+inline void grant_lease(Grant& grant, std::string resource, std::string value, Deadline deadline) {
+  grant.acquired = true;
+  grant.lease = std::make_shared<Lease>();
+  grant.lease->resource = std::move(resource);
+  grant.lease->value = std::move(value);
+  grant.lease->deadline = deadline;
+}
+
 struct ReleaseResult {
   bool released = false;  // the library reported success to its caller
   uint32_t nodes = 0;     // nodes where the key was ours and is now gone

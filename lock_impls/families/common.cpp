@@ -259,6 +259,10 @@ uint32_t majority(uint32_t node_count) {
   return node_count / 2 + 1;
 }
 
+std::string nodes_text(uint32_t nodes, uint32_t node_count) {
+  return std::to_string(nodes) + "/" + std::to_string(node_count) + " nodes";
+}
+
 std::string ms_text(Duration duration) {
   return std::to_string(Duration::floor_div(duration.ns(), 1'000'000)) + " ms";
 }

@@ -95,5 +95,7 @@ std::vector<NodeId> all_nodes(uint32_t node_count);
 uint32_t majority(uint32_t node_count);
 // "3 ms", "-13 ms": durations in trace notes
 std::string ms_text(Duration duration);
+// "2/5 nodes": how many nodes did what a trace note reports
+std::string nodes_text(uint32_t nodes, uint32_t node_count);
 
 }  // namespace redlock_sim

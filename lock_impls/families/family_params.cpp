@@ -59,30 +59,12 @@ ParamSpec auto_extend_param(bool fallback) {
   return flag_param("auto_extend", fallback, "run the watchdog / auto-extension");
 }
 
-// The rows Redlock and single-instance locks share (their options use the same names); each
-// value the scenario gives replaces the option's.
-namespace {
-
-template <typename Options>
-void apply_common(const ParamValues& p, Options& o) {
-  o.ttl = p.ms_or("ttl_ms", o.ttl);
-  if (p.given("clock")) o.clock = p.choice("clock") == 0 ? ClockKind::wall : ClockKind::monotonic;
-  o.request_timeout = p.ms_or("request_timeout_ms", o.request_timeout);
-  if (p.given("retry_count")) o.retry_count = static_cast<int32_t>(p.integer("retry_count"));
-  if (p.given("retry_delay_ms_min")) o.retry_delay.min_ms = p.integer("retry_delay_ms_min");
-  if (p.given("retry_jitter_ms")) o.retry_delay.jitter_ms = p.integer("retry_jitter_ms");
-  if (p.given("drift_ppm")) o.drift.ppm = p.integer("drift_ppm");
-  if (p.given("drift_constant_ms")) o.drift.constant_ms = p.integer("drift_constant_ms");
-}
-
-}  // namespace
-
 void apply_single(const ParamValues& p, SingleInstanceOptions& o) {
-  apply_common(p, o);
+  apply_timing(p, o);
 }
 
 void apply_redlock(const ParamValues& p, RedlockOptions& o) {
-  apply_common(p, o);
+  apply_timing(p, o);
   if (p.given("fan_out")) {
     o.fan_out = p.choice("fan_out") == 0 ? FanOut::parallel : FanOut::sequential;
   }

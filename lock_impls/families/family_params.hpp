@@ -47,6 +47,19 @@ ParamTable timing_params(const Options& d) {
                     "constant added to the drift"),
   };
 }
+// The values a scenario gives for those rows, into any options with the same fields: each value
+// given replaces the option's (the profiles' own options take their library's defaults).
+template <typename Options>
+void apply_timing(const ParamValues& p, Options& o) {
+  o.ttl = p.ms_or("ttl_ms", o.ttl);
+  if (p.given("clock")) o.clock = p.choice("clock") == 0 ? ClockKind::wall : ClockKind::monotonic;
+  o.request_timeout = p.ms_or("request_timeout_ms", o.request_timeout);
+  if (p.given("retry_count")) o.retry_count = static_cast<int32_t>(p.integer("retry_count"));
+  if (p.given("retry_delay_ms_min")) o.retry_delay.min_ms = p.integer("retry_delay_ms_min");
+  if (p.given("retry_jitter_ms")) o.retry_delay.jitter_ms = p.integer("retry_jitter_ms");
+  if (p.given("drift_ppm")) o.drift.ppm = p.integer("drift_ppm");
+  if (p.given("drift_constant_ms")) o.drift.constant_ms = p.integer("drift_constant_ms");
+}
 ParamTable redlock_params(const RedlockOptions& d);
 ParamTable single_params(const SingleInstanceOptions& d);
 ParamSpec replicas_param(const HashLockOptions& d);

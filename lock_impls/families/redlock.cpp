@@ -40,15 +40,12 @@ RedlockClient::RedlockClient(Port& port, RedlockOptions options)
     : LockClient(port), options_(std::move(options)) {}
 
 Instant RedlockClient::read_clock() {
-  const Instant now = now_on(options_.clock);
-  if (!options_.elapsed_in_whole_ms) return now;
-  return Instant::from_ms(now.ms_floor());
+  return now_on(options_.clock);
 }
 
 Task<Grant> RedlockClient::acquire(std::string resource) {
   Grant grant;
   std::string value = make_token(port(), options_.token_format, options_.token_size);
-  latest_value_ = value;
   const Instant first_start = read_clock();
   const Duration drift = drift_for(options_.ttl, options_.drift);
   const uint32_t tries = tries_for(options_.retry_count, options_.attempts_cap);
@@ -56,7 +53,6 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
     grant.attempts = attempt;
     if (options_.token_per_attempt && attempt > 1) {
       value = make_token(port(), options_.token_format, options_.token_size);
-      latest_value_ = value;
     }
     const Instant t1 = read_clock();
     const FanOutOptions fan{
@@ -80,21 +76,11 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
       grant.failure = "error";
       co_return grant;
     }
-    const bool valid =
-        options_.validity_check == ValidityCheck::none ||
-        (options_.validity_check == ValidityCheck::positive ? validity > Duration::zero()
-                                                            : validity >= Duration::zero());
+    const bool valid = options_.validity_check == ValidityCheck::positive
+                           ? validity > Duration::zero()
+                           : validity >= Duration::zero();
     if (locked >= quorum() && valid) {
-      if (options_.fail_if_quorum_with_errors && errors > 0) {
-        grant.failure = "error";  // raised to the caller, who has no handle to release with
-        co_return grant;
-      }
-      grant.acquired = true;
-      grant.lease = std::make_shared<Lease>();
-      grant.lease->resource = resource;
-      grant.lease->value = value;
-      latest_value_ = value;
-      grant.lease->deadline = Deadline{.clock = options_.clock, .at = deadline};
+      grant_lease(grant, resource, value, Deadline{.clock = options_.clock, .at = deadline});
       co_return grant;
     }
     grant.failure = locked >= quorum() ? "validity" : "taken";
@@ -105,12 +91,9 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
       grant.failure = "validity";
       break;
     }
-    if (attempt < tries || options_.sleep_after_last_attempt) {
+    if (attempt < tries) {
       co_await port().sleep(draw_delay(port(), options_.retry_delay));
     }
-  }
-  if (options_.release_on_final_failure) {
-    co_await release_all(resource, value, options_.cleanup_timeout);
   }
   co_return grant;
 }
@@ -166,16 +149,14 @@ Task<uint32_t> RedlockClient::release_all(const std::string& resource, const std
     script = &scripts::delete_if_value_missing_ok;
   }
   const Call call = make_call(*script, resource, {value});
-  const FanOutOptions release_fan{
-      .mode = options_.release_quorum > 0 ? options_.release_wait : FanOutMode::wait_for_all,
-      .quorum = options_.release_quorum,
-      .success = &redlock_acquire_success};
+  const FanOutOptions release_fan{.mode = FanOutMode::wait_for_all,
+                                  .quorum = options_.release_quorum,
+                                  .success = &redlock_acquire_success};
   const std::vector<Outcome> outcomes =
       co_await call_all(port(), options_.node_count, call, options_.fan_out, release_fan,
-                        options_.request_timeout_bounds_every_command
-                            ? options_.request_timeout
-                        : timeout > Duration::zero() ? timeout
-                                                     : options_.release_timeout,
+                        options_.request_timeout_bounds_every_command ? options_.request_timeout
+                        : timeout > Duration::zero()                  ? timeout
+                                                                      : options_.release_timeout,
                         options_.use_evalsha, options_.abort_on_node_error);
   co_return count_accepted(outcomes);
 }
@@ -183,33 +164,28 @@ Task<uint32_t> RedlockClient::release_all(const std::string& resource, const std
 Task<ReleaseResult> RedlockClient::release(std::shared_ptr<Lease> lease) {
   ReleaseResult result;
   lease->released = true;
-  for (uint32_t attempt = 1; attempt <= options_.release_tries; ++attempt) {
-    result.nodes = co_await release_all(lease->resource, token_of(*lease));
-    note("release: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
-         " nodes");
-    if (result.nodes >= options_.release_quorum) {
-      result.released = true;
-      co_return result;
-    }
-    if (attempt < options_.release_tries) {
-      co_await port().sleep(draw_delay(port(), options_.retry_delay));
-    }
+  result.nodes = co_await release_all(lease->resource, lease->value);
+  note("release: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
+       " nodes");
+  if (result.nodes >= options_.release_quorum) {
+    result.released = true;
+    co_return result;
   }
   result.failure = "quorum";
   co_return result;
 }
 
-Task<ExtendResult> RedlockClient::extend_once(Lease& lease, std::optional<Instant> start) {
+Task<ExtendResult> RedlockClient::extend_once(Lease& lease) {
   ExtendResult result;
   const Instant t1 = read_clock();
   const FanOutOptions fan{
       .mode = options_.wait, .quorum = extend_quorum(), .success = &redlock_acquire_success};
   std::vector<Outcome> outcomes;
   if (options_.extend_command == RedlockExtendCommand::get_then_pexpire_true_if_not_owner) {
-    outcomes = co_await extend_without_script(lease.resource, token_of(lease));
+    outcomes = co_await extend_without_script(lease.resource, lease.value);
   } else {
     outcomes = co_await call_all(
-        port(), options_.node_count, extend_call(lease.resource, token_of(lease)), options_.fan_out,
+        port(), options_.node_count, extend_call(lease.resource, lease.value), options_.fan_out,
         fan, options_.request_timeout, options_.use_evalsha, options_.abort_on_node_error);
   }
   const Instant t2 = read_clock();
@@ -222,8 +198,7 @@ Task<ExtendResult> RedlockClient::extend_once(Lease& lease, std::optional<Instan
     result.failure = "error";
     co_return result;
   }
-  const Instant deadline =
-      start.value_or(t1) + options_.ttl - drift_for(options_.ttl, options_.drift);
+  const Instant deadline = t1 + options_.ttl - drift_for(options_.ttl, options_.drift);
   const bool valid = !options_.extend_checks_validity || deadline > t2;
   note("extend: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
        " nodes, validity " + ms_text(deadline - t2));
@@ -244,27 +219,18 @@ Task<ExtendResult> RedlockClient::extend(std::shared_ptr<Lease> lease) {
     result.failure = "unsupported";
     co_return result;
   }
-  // Only successful extensions count toward the limit (pottery increments `_extension_num`
-  // after a success).
-  if (options_.extensions_max >= 0 &&
-      lease->renewals >= static_cast<uint32_t>(options_.extensions_max)) {
-    result.failure = "too many extensions";
-    co_return result;
-  }
   if (options_.extend_refuses_expired_lease && lease->deadline.at < read_clock()) {
     result.failure = "already expired";
     result.lock_gone = true;
     co_return result;
   }
-  const std::optional<Instant> first_start =
-      options_.extend_start_before_retries ? std::optional<Instant>(read_clock()) : std::nullopt;
   for (uint32_t attempt = 1; attempt <= options_.extend_tries; ++attempt) {
-    result = co_await extend_once(*lease, first_start);
+    result = co_await extend_once(*lease);
     if (result.extended) break;
     if (result.failure == "error" && options_.abort_on_node_error) break;  // escaped: no unlock
     const bool last = attempt == options_.extend_tries;
     if (options_.extend_unlocks_on_failure && (last || options_.extend_unlocks_each_try)) {
-      co_await release_all(lease->resource, token_of(*lease));
+      co_await release_all(lease->resource, lease->value);
     }
     if (attempt < options_.extend_tries) {
       co_await port().sleep(draw_delay(port(), options_.extend_retry_delay));
@@ -275,10 +241,6 @@ Task<ExtendResult> RedlockClient::extend(std::shared_ptr<Lease> lease) {
     lease->deadline = result.deadline;
   }
   co_return result;
-}
-
-const std::string& RedlockClient::token_of(const Lease& lease) const {
-  return options_.release_uses_latest_token ? latest_value_ : lease.value;
 }
 
 // RedMutexTx's extend (scripting = false), node by node: WATCH and GET; when the value is ours,
@@ -317,8 +279,8 @@ std::vector<LockEntry> redlock_locks() {
       lock_entry("redlock", LockKind::family,
                  "Redlock per the Redis docs: N masters, majority, validity = ttl - elapsed - "
                  "drift, release-all on failure, jittered retries",
-                 "Redis docs; docs/catalogue.md",
-                 redlock_params(zoo::redlock_reference()), [](Port& port, const ParamValues& p) {
+                 "Redis docs; docs/catalogue.md", redlock_params(zoo::redlock_reference()),
+                 [](Port& port, const ParamValues& p) {
                    return redlock_client(port, p, zoo::redlock_reference());
                  }));
   return list;

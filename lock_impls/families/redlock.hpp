@@ -5,12 +5,14 @@
 // nodes (in parallel or one after another, each request with its own timeout); read T2;
 // validity = ttl - (T2 - T1) - drift; acquired iff a majority accepted and validity > 0. A
 // failed attempt releases on every node, then sleeps a retry delay drawn from the port's
-// randomness. Extension needs a majority within the validity. Profiles and zoo variants are
-// this class with other options.
+// randomness. Extension needs a majority within the validity. The zoo's variants, and the
+// profiles whose library is this loop with other settings (redsync, redlock-rb, node-redlock
+// 4.2.0, redis-plus-plus RedMutex and RedMutexTx), are this class with other options; a library
+// whose control flow differs is its own class in profiles/ (node-redlock 5.0.0-beta.2, pottery,
+// aioredlock, redlock-py, redis-plus-plus RedLockMutex).
 #pragma once
 
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "lock_impls/families/common.hpp"
@@ -48,9 +50,8 @@ enum class RedlockReleaseCommand : uint8_t {
 };
 
 enum class ValidityCheck : uint8_t {
-  positive,      // validity > 0 (docs, redsync, node-redlock v4, redlock-py, pottery, redis++)
+  positive,      // validity > 0 (docs, redsync, node-redlock v4, redis++ RedMutex)
   non_negative,  // validity >= 0 (redlock-rb)
-  none,          // node-redlock v5: returns the lock whatever the validity
 };
 
 struct RedlockOptions {
@@ -74,27 +75,21 @@ struct RedlockOptions {
   bool validity_from_first_attempt = false;
   // Zoo: validity = ttl - drift, as if the acquisition took no time.
   bool count_elapsed = true;
-  // Whole milliseconds on both reads, like int(time.time()*1000) (redlock-py).
-  bool elapsed_in_whole_ms = false;
   // -1: retry until acquired (pottery, node-redlock retryCount -1); bounded by attempts_cap.
   int32_t retry_count = 3;
   uint32_t attempts_cap = 100'000;
   RetryDelay retry_delay{.min_ms = 200, .jitter_ms = 0};
-  bool sleep_after_last_attempt = false;  // redlock-py sleeps even after the last try
   bool release_after_failed_attempt = true;
-  bool release_after_validity_failure = true;  // aioredlock retries a too-slow win without it
-  bool release_on_final_failure = false;       // node-redlock v5, aioredlock
+  bool release_after_validity_failure = true;  // RedMutexTx leaves a too-slow win's keys
   // A try whose validity is gone ends the retries (redis-plus-plus: "unlock and break").
   bool stop_when_validity_gone = false;
   // Sequential fan-out: a node error (an error reply, a timeout) ends the acquisition or the
   // extension at once, even after a quorum, leaving the keys already set (redis-plus-plus lets
   // the exception escape).
   bool abort_on_node_error = false;
-  // redlock-py: a quorum reached with some node errors raises without releasing anything.
-  bool fail_if_quorum_with_errors = false;
   TokenFormat token_format = TokenFormat::hex;
   uint32_t token_size = 20;
-  bool token_per_attempt = false;  // pottery regenerates its uuid for every attempt
+  bool token_per_attempt = false;  // redlock-rb and RedMutex draw a new token for every try
   RedlockAcquireCommand acquire_command = RedlockAcquireCommand::set_nx_px;
   RedlockExtendCommand extend_command = RedlockExtendCommand::pexpire_if_value;
   RedlockReleaseCommand release_command = RedlockReleaseCommand::delete_if_value;
@@ -110,21 +105,10 @@ struct RedlockOptions {
   // or after each failed try so the retries cannot succeed (node-redlock v4).
   bool extend_unlocks_on_failure = false;
   bool extend_unlocks_each_try = false;
-  // The new expiration counts from before the retry loop, not from the winning try's start
-  // (node-redlock 5.0.0-beta.2's extend, like its acquire).
-  bool extend_start_before_retries = false;
-  int32_t extensions_max = -1;  // successful extensions allowed (pottery: 3); -1 unlimited
   // Release needs this many nodes to report success; 0: best effort (always "released").
   uint32_t release_quorum = 0;
-  // How a release waits: for every node, or until `release_quorum` nodes released (and, with
-  // return_at_quorum, until that can no longer happen).
-  FanOutMode release_wait = FanOutMode::wait_for_all;
   // redsync before PR #38/#61: a script reply of 0 counted as success for extend and release.
   bool any_reply_counts_as_success = false;
-  // The client object keeps one token, replaced by every acquire, and release/extend use it
-  // rather than the grant's (pottery's `_uuid`, redsync's shared `m.value`).
-  bool release_uses_latest_token = false;
-  uint32_t release_tries = 1;
 };
 
 class RedlockClient : public LockClient {
@@ -137,25 +121,21 @@ class RedlockClient : public LockClient {
   ClockKind clock() const override { return options_.clock; }
   const RedlockOptions& options() const { return options_; }
   uint32_t quorum() const { return majority(options_.node_count); }
-  // For profiles whose API rewrites a setting after construction (redlock-py's falsy zero).
-  void set_retry_count(int32_t retry_count) { options_.retry_count = retry_count; }
 
  protected:
   Call acquire_call(const std::string& resource, const std::string& value) const;
   Call extend_call(const std::string& resource, const std::string& value) const;
   uint32_t extend_quorum() const;
-  const std::string& token_of(const Lease& lease) const;
   Task<std::vector<Outcome>> extend_without_script(const std::string& resource,
                                                    const std::string& value);
   // Deletes our key on every node; `timeout` zero: release_timeout.
   Task<uint32_t> release_all(const std::string& resource, const std::string& value,
                              Duration timeout = Duration::zero());
-  // One extension try; its new deadline counts from `start` (none: this try's T1).
-  Task<ExtendResult> extend_once(Lease& lease, std::optional<Instant> start);
+  // One extension try; its new deadline counts from this try's T1.
+  Task<ExtendResult> extend_once(Lease& lease);
   Instant read_clock();
 
   RedlockOptions options_;
-  std::string latest_value_;  // the token of the latest acquire (release_uses_latest_token)
 };
 
 bool redlock_acquire_success(const Outcome& outcome);

@@ -1,23 +1,65 @@
-// Profile: joanvila/aioredlock (685d1b5, 2022-05-19; aioredis 1.x).
-// Library bugs B8, B13, B20, B27 (docs/catalogue.md).
+// Profile: joanvila/aioredlock (685d1b5, 2022-05-19; aioredis 1.x), aioredlock/algorithm.py and
+// aioredlock/redis.py. Library bugs B8, B13, B20, B27 (docs/catalogue.md).
 #pragma once
 
-#include "lock_impls/families/redlock.hpp"
+#include "lock_impls/profiles/library_client.hpp"
+
+#include "lock_impls/families/common.hpp"
 #include "lock_impls/families/watchdog.hpp"
+#include "lock_impls/lock.hpp"
 
 namespace redlock_sim::profiles {
 
-// retry_count 3 attempts, delay uniform [0.1, 0.3] s; uuid4; the "SET PX if absent or ours,
-// else error" script on every instance with asyncio.gather, which waits for all of them (no
-// driver timeout: 1 h); validity = lease - elapsed - (lease*0.01 + 2 ms) on the monotonic
-// clock; no unlock between tries (`except LockError: continue`, the same identifier kept), a
-// too-slow win likewise; final failure unlocks. Extend: the same SET
-// script (re-creates an absent key), retries, quorum and validity, failure unlocks. Release:
-// quorum of "deleted or already missing".
-RedlockOptions aioredlock(uint32_t node_count, Duration lease);
+// The library's own `Aioredlock`: acquire() is `Aioredlock.lock` and extend() is
+// `Aioredlock.extend`, both the one retry loop `Aioredlock._set_lock` over `Redis.set_lock`
+// (the SET script on every instance with asyncio.gather, which waits for all of them);
+// release() is `Aioredlock.unlock` (`Redis.unset_lock`, a quorum of "deleted or already
+// missing").
+struct AioredlockOptions {
+  uint32_t node_count = 5;
+  Duration ttl = Duration::from_ms(10'000);  // internal_lock_timeout = 10.0 (the lease_time)
+  ClockKind clock = ClockKind::monotonic;    // time.monotonic()
+  // aioredis has no command timeout (1 h) for the SET script; unset_lock keeps
+  // `unset_timeout` (the model's choice since the profile was written).
+  Duration request_timeout = Duration::from_s(3600);
+  Duration unset_timeout = Duration::from_s(3600);
+  // Retries after the first try: the library's retry_count = 3 tries, for lock and extend alike.
+  int32_t retry_count = 2;
+  // random.uniform(retry_delay_min, retry_delay_max) = uniform [0.1, 0.3] s
+  RetryDelay retry_delay{.min_ms = 100, .jitter_ms = 200};
+  Drift drift{.ppm = 10'000, .constant_ms = 2, .rounding = DriftRounding::exact};  // *0.01+.002
+  uint32_t attempts_cap = 100'000;
+};
+
+class AioredlockClient : public LibraryClient<AioredlockOptions> {
+ public:
+  using LibraryClient::LibraryClient;
+
+  Task<Grant> acquire(std::string resource) override;
+  Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
+  Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
+
+ private:
+  // What `_set_lock` ends with: the tries it made and its last try's count and deadline.
+  struct SetLock {
+    uint32_t tries = 0;
+    uint32_t successful_sets = 0;
+    uint32_t errors = 0;  // error replies (a refusal is one) and timeouts of the last try
+    Instant deadline;
+    bool locked = false;
+  };
+  // Aioredlock._set_lock(resource, lock_identifier, lease_time); `extending` only names the
+  // trace note of each try.
+  Task<SetLock> set_lock(const std::string& resource, const std::string& lock_identifier,
+                         bool extending);
+  // Redis.unset_lock: the unset script on every instance, gathered. Returns how many deleted
+  // our key or found none.
+  Task<uint32_t> unset_lock(const std::string& resource, const std::string& lock_identifier);
+};
 
 // lock(resource) without lock_timeout: lease internal_lock_timeout 10 s, and the watchdog
-// extends every 0.6 * 10 s = 6 s; a failed extension unlocks and marks the lock invalid.
+// (_auto_extend) extends every 0.6 * 10 s = 6 s; a failed extension unlocks and marks the lock
+// invalid.
 WatchdogOptions aioredlock_watchdog(Duration internal_lock_timeout);
 
 }  // namespace redlock_sim::profiles

@@ -1,46 +1,123 @@
 #include "lock_impls/profiles/node_redlock.hpp"
 
 #include "lock_impls/families/family_params.hpp"
+#include "lock_impls/families/scripts.hpp"
 
 namespace redlock_sim::profiles {
 
-RedlockOptions node_redlock_5_0_0_beta_2(uint32_t node_count, Duration duration) {
-  return RedlockOptions{
-      .node_count = node_count,
-      .ttl = duration,
-      .clock = ClockKind::wall,
-      .fan_out = FanOut::parallel,
-      .wait = FanOutMode::return_at_quorum,
-      // node-redlock has no timeout of its own: a request timeout is the Redis client's
-      // (ioredis's commandTimeout), the same for every command (found by staging
-      // bug-node-redlock-4-failed-extend-unlocks with the real library).
-      .request_timeout = Duration::from_s(3600),
-      .release_timeout = Duration::from_s(3600),
-      .request_timeout_bounds_every_command = true,
-      .drift = Drift{.ppm = 10'000, .constant_ms = 2, .rounding = DriftRounding::round_ms},
-      .validity_check = ValidityCheck::none,
-      .validity_from_first_attempt = true,
-      .retry_count = 10,
-      // retryDelay + floor((rand * 2 - 1) * retryJitter): 100..300 ms
-      .retry_delay = RetryDelay{.min_ms = 100, .jitter_ms = 200},
-      .release_after_failed_attempt = false,
-      .release_after_validity_failure = false,
-      .release_on_final_failure = true,
-      .token_format = TokenFormat::hex,
-      .token_size = 16,
-      .acquire_command = RedlockAcquireCommand::script_set_if_none_exists,
-      .extend_command = RedlockExtendCommand::set_px_if_value,
-      .release_command = RedlockReleaseCommand::delete_if_value,
-      .use_evalsha = true,
-      .extend_tries = 11,
-      .extend_retry_delay = RetryDelay{.min_ms = 100, .jitter_ms = 200},
-      .extend_checks_validity = false,
-      .extend_refuses_expired_lease = true,
-      .extend_start_before_retries = true,
-      .release_quorum = majority(node_count),
-      .release_wait = FanOutMode::return_at_quorum,  // _execute resolves at a quorum for or against
-      .release_tries = 11,
-  };
+Task<NodeRedlockClient::Execution> NodeRedlockClient::execute(Operation operation,
+                                                              const std::string& key,
+                                                              std::vector<std::string> args,
+                                                              int32_t retry_count,
+                                                              Instant expiration) {
+  const Script& script = operation == Operation::acquire  ? scripts::set_if_none_exists
+                         : operation == Operation::extend ? scripts::set_px_if_value
+                                                          : scripts::delete_if_value;
+  // _attemptOperation resolves "for" once votesFor reaches the quorum and "against" once it can
+  // no longer be reached; each client runs EVALSHA, then EVAL after NOSCRIPT.
+  const FanOutOptions vote{.mode = FanOutMode::return_at_quorum,
+                           .quorum = quorum(),
+                           .success = &redlock_acquire_success};
+  Execution execution;
+  const uint32_t max_attempts = tries_for(retry_count, options_.attempts_cap);  // retryCount + 1
+  while (true) {
+    ++execution.attempts;
+    std::vector<std::string> keys{key};
+    const std::vector<Outcome> outcomes =
+        co_await run_script(port(), all_nodes(options_.node_count), script, std::move(keys), args,
+                            options_.request_timeout, vote, true);
+    execution.votes_for = 0;
+    execution.errors = 0;
+    for (const Outcome& outcome : outcomes) {
+      execution.votes_for += redlock_acquire_success(outcome) ? 1 : 0;
+      execution.errors += (!outcome.replied() || outcome.reply.is_error()) ? 1 : 0;
+    }
+    execution.quorum = execution.votes_for >= quorum();
+    const std::string nodes = nodes_text(execution.votes_for, options_.node_count);
+    const std::string validity = ", validity " + ms_text(expiration - date_now());
+    if (operation == Operation::acquire) {
+      note("attempt " + std::to_string(execution.attempts) + ": " + nodes + validity);
+    } else if (operation == Operation::extend) {
+      note("extend: " + nodes + validity);
+    } else if (operation == Operation::release) {
+      note("release: " + nodes);
+    }
+    if (execution.quorum) co_return execution;  // vote === "for"
+    // "Wait before reattempting", else ExecutionError
+    if (execution.attempts >= max_attempts) co_return execution;
+    co_await port().sleep(draw_delay(port(), options_.retry_delay));
+  }
+}
+
+// Redlock.acquire(resources, duration): `start = Date.now()` once, before `_execute` and its
+// retries; the lock's expiration is start + duration - drift and is never compared with now.
+// An ExecutionError releases whatever minority took the value (`_execute(releaseScript, ...,
+// {retryCount: 0})`) and rethrows.
+Task<Grant> NodeRedlockClient::acquire(std::string resource) {
+  Grant grant;
+  const std::string value = make_token(port(), TokenFormat::hex, 16);  // randomBytes(16) hex
+  const Instant start = date_now();
+  const Instant expiration = start + options_.ttl - drift_for(options_.ttl, options_.drift);
+  std::vector<std::string> args{value, std::to_string(options_.ttl.ms_floor())};
+  const Execution execution = co_await execute(Operation::acquire, resource, std::move(args),
+                                               options_.retry_count, expiration);
+  grant.attempts = execution.attempts;
+  grant.nodes_locked = execution.votes_for;
+  if (execution.quorum) {
+    // new Lock(this, resources, value, attempts, start + duration - drift)
+    grant_lease(grant, resource, value, Deadline{.clock = options_.clock, .at = expiration});
+    co_return grant;
+  }
+  grant.failure = "taken";
+  std::vector<std::string> release_args{value};
+  co_await execute(Operation::cleanup, resource, std::move(release_args), 0, expiration);
+  co_return grant;
+}
+
+// Redlock.extend(existing, duration): refuses an already-expired lock locally; `start` is read
+// before `_execute` and its retries; no validity check. A failure leaves the existing Lock's
+// expiration as it was.
+Task<ExtendResult> NodeRedlockClient::extend(std::shared_ptr<Lease> lease) {
+  ExtendResult result;
+  ++lease->extensions;
+  const Instant start = date_now();
+  if (lease->deadline.at < start) {  // existing.expiration < Date.now()
+    result.failure = "already expired";
+    result.lock_gone = true;
+    co_return result;
+  }
+  const Instant expiration = start + options_.ttl - drift_for(options_.ttl, options_.drift);
+  std::vector<std::string> args{lease->value, std::to_string(options_.ttl.ms_floor())};
+  const Execution execution = co_await execute(Operation::extend, lease->resource, std::move(args),
+                                               options_.retry_count, expiration);
+  result.nodes = execution.votes_for;
+  if (execution.quorum) {
+    result.extended = true;
+    result.deadline = Deadline{.clock = options_.clock, .at = expiration};
+    ++lease->renewals;
+    lease->deadline = result.deadline;
+    co_return result;
+  }
+  result.lock_gone = execution.errors == 0;
+  result.failure = "quorum";
+  co_return result;
+}
+
+// Redlock.release(lock): `lock.expiration = 0`, then `_execute(releaseScript, ...)` with the
+// same retries as any other operation.
+Task<ReleaseResult> NodeRedlockClient::release(std::shared_ptr<Lease> lease) {
+  ReleaseResult result;
+  lease->released = true;
+  std::vector<std::string> args{lease->value};
+  const Execution execution = co_await execute(Operation::release, lease->resource, std::move(args),
+                                               options_.retry_count, lease->deadline.at);
+  result.nodes = execution.votes_for;
+  if (execution.quorum) {
+    result.released = true;
+    co_return result;
+  }
+  result.failure = "quorum";
+  co_return result;
 }
 
 WatchdogOptions node_redlock_using() {
@@ -56,20 +133,36 @@ WatchdogOptions node_redlock_using() {
 }
 
 RedlockOptions node_redlock_4_2_0(uint32_t node_count, Duration duration) {
-  RedlockOptions options = node_redlock_5_0_0_beta_2(node_count, duration);
-  options.wait = FanOutMode::wait_for_all;
-  options.validity_check = ValidityCheck::positive;
-  options.validity_from_first_attempt = false;
-  options.release_after_failed_attempt = true;
-  options.release_after_validity_failure = true;
-  options.release_on_final_failure = false;
-  options.extend_unlocks_on_failure = true;
-  options.extend_unlocks_each_try = true;
-  options.release_tries = 1;  // unlock() is one pass that rejects without retrying
-  options.release_wait = FanOutMode::wait_for_all;
-  options.extend_start_before_retries = false;  // extend goes through _lock, start per try
-  options.extend_checks_validity = true;  // extend goes through _lock, which checks expiration
-  return options;
+  return RedlockOptions{
+      .node_count = node_count,
+      .ttl = duration,
+      .clock = ClockKind::wall,
+      .fan_out = FanOut::parallel,
+      .wait = FanOutMode::wait_for_all,
+      // As in 5.0.0-beta.2: no timeout of its own, ioredis's commandTimeout bounds every command.
+      .request_timeout = Duration::from_s(3600),
+      .release_timeout = Duration::from_s(3600),
+      .request_timeout_bounds_every_command = true,
+      .drift = Drift{.ppm = 10'000, .constant_ms = 2, .rounding = DriftRounding::round_ms},
+      .validity_check = ValidityCheck::positive,
+      .retry_count = 10,
+      .retry_delay = RetryDelay{.min_ms = 100, .jitter_ms = 200},
+      .release_after_failed_attempt = true,
+      .release_after_validity_failure = true,
+      .token_format = TokenFormat::hex,
+      .token_size = 16,
+      .acquire_command = RedlockAcquireCommand::script_set_if_none_exists,
+      .extend_command = RedlockExtendCommand::set_px_if_value,
+      .release_command = RedlockReleaseCommand::delete_if_value,
+      .use_evalsha = true,
+      .extend_tries = 11,
+      .extend_retry_delay = RetryDelay{.min_ms = 100, .jitter_ms = 200},
+      .extend_checks_validity = true,  // extend goes through _lock, which checks expiration
+      .extend_refuses_expired_lease = true,
+      .extend_unlocks_on_failure = true,
+      .extend_unlocks_each_try = true,
+      .release_quorum = majority(node_count),  // unlock() is one pass that rejects without retrying
+  };
 }
 
 }  // namespace redlock_sim::profiles
@@ -79,17 +172,21 @@ namespace redlock_sim {
 // The registry's entries this file declares (lock_impls/builtin_locks.hpp).
 std::vector<LockEntry> node_redlock_locks() {
   std::vector<LockEntry> list;
+  const profiles::NodeRedlockOptions d;
+  // new Redlock(clients, settings) and acquire(resources, duration): retryCount, retryDelay,
+  // retryJitter and driftFactor are its settings; the clock and ioredis's commandTimeout are the
+  // model's rows. No fan-out, wait or extension quorum: every operation is _execute's vote.
   list.push_back(lock_entry(
       "node-redlock-5.0.0-beta.2", LockKind::profile,
       "npm 5.0.0-beta.2 (its latest tag is 4.2.0): wall clock, validity from before the retries "
       "and never checked, returns at quorum, no release between tries",
       "mike-marcacci/node-redlock 5.0.0-beta.2 @ 54de94c",
-      plus(redlock_params(profiles::node_redlock_5_0_0_beta_2(5, Duration::from_ms(10'000))),
-           {auto_extend_param(false)}),
+      plus(plus({nodes_param(d.node_count)}, timing_params(d)), {auto_extend_param(false)}),
       [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
-        RedlockOptions o =
-            profiles::node_redlock_5_0_0_beta_2(p.count("nodes"), Duration::from_ms(10'000));
-        std::unique_ptr<LockClient> client = redlock_client(port, p, o);
+        profiles::NodeRedlockOptions o;
+        o.node_count = p.count("nodes");
+        apply_timing(p, o);
+        auto client = std::make_unique<profiles::NodeRedlockClient>(port, o);
         if (!p.flag("auto_extend")) return client;
         return watched(port, p, std::move(client), profiles::node_redlock_using());
       }));

@@ -2,21 +2,60 @@
 // and v4.2.0 (870778c). Library bugs B5, B13, B15, B19, B20, B21, B23, B25 (docs/catalogue.md).
 #pragma once
 
+#include "lock_impls/profiles/library_client.hpp"
+
+#include "lock_impls/families/common.hpp"
 #include "lock_impls/families/redlock.hpp"
 #include "lock_impls/families/watchdog.hpp"
 
 namespace redlock_sim::profiles {
 
-// 5.0.0-beta.2 (what `npm i redlock` installs): settings driftFactor 0.01, retryCount 10,
-// retryDelay 200, retryJitter 100; 16 random bytes hex; the multi-key "exists, then SET PX"
-// script by EVALSHA; parallel, resolving as soon as a quorum voted for or against; Date.now()
-// (the wall clock); `start` read once before the retry loop, expiration = start + duration -
-// (round(0.01 * duration) + 2) and never compared with now; no release between attempts, one
-// release after the final failure. Extend: refuses an already-expired lock locally, then the
-// SET PX script with retries, no validity check; a failed extend leaves the old Lock's
-// expiration as it was. Release: quorum, with retries. No per-request timeout in ioredis (modelled
-// as 1 h).
-RedlockOptions node_redlock_5_0_0_beta_2(uint32_t node_count, Duration duration);
+// 5.0.0-beta.2 (what `npm i redlock` installs), written as the library's own `Redlock` class
+// (src/index.ts): acquire() is `Redlock.acquire`, extend() is `Redlock.extend`, release() is
+// `Redlock.release`, and all three run their script through `Redlock._execute`, the one retry
+// loop of `_attemptOperation` votes. Settings driftFactor 0.01, retryCount 10, retryDelay 200,
+// retryJitter 100; 16 random bytes hex; Date.now() (the wall clock).
+struct NodeRedlockOptions {
+  uint32_t node_count = 5;
+  Duration ttl = Duration::from_ms(10'000);  // acquire(resources, duration)
+  ClockKind clock = ClockKind::wall;         // Date.now()
+  // node-redlock has no timeout of its own: a request timeout is the Redis client's (ioredis's
+  // commandTimeout), the same for every command (found by staging
+  // bug-node-redlock-4-failed-extend-unlocks with the real library). None: 1 h.
+  Duration request_timeout = Duration::from_s(3600);
+  int32_t retry_count = 10;  // settings.retryCount, for every _execute
+  // retryDelay + floor((rand * 2 - 1) * retryJitter): 100..300 ms
+  RetryDelay retry_delay{.min_ms = 100, .jitter_ms = 200};
+  // Math.round(driftFactor * duration) + 2
+  Drift drift{.ppm = 10'000, .constant_ms = 2, .rounding = DriftRounding::round_ms};
+  uint32_t attempts_cap = 100'000;
+};
+
+class NodeRedlockClient : public LibraryClient<NodeRedlockOptions> {
+ public:
+  using LibraryClient::LibraryClient;
+
+  Task<Grant> acquire(std::string resource) override;
+  Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
+  Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
+
+ private:
+  // What `_execute` ends with: the attempts it made and the last attempt's votes for.
+  struct Execution {
+    uint32_t attempts = 0;
+    uint32_t votes_for = 0;
+    uint32_t errors = 0;  // error replies and timeouts of the last attempt
+    bool quorum = false;  // `vote === "for"`; otherwise ExecutionError
+  };
+  // Redlock._execute(script, keys, args, settings): `_attemptOperation` (the script on every
+  // client at once, resolved as soon as a quorum voted for or against) until a quorum votes for,
+  // sleeping between attempts, at most `retry_count + 1` attempts. `operation` picks the script
+  // and each attempt's trace note (`expiration` gives its validity).
+  enum class Operation : uint8_t { acquire, extend, release, cleanup };
+  Task<Execution> execute(Operation operation, const std::string& key,
+                          std::vector<std::string> args, int32_t retry_count, Instant expiration);
+  Instant date_now() { return now_on(options_.clock); }
+};
 
 // using(): extend at expiration - 500 ms (automaticExtensionThreshold) on the lock's clock; a
 // failed extension aborts the signal (tells the holder); the routine keeps its expiration.

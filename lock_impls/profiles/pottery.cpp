@@ -1,36 +1,125 @@
 #include "lock_impls/profiles/pottery.hpp"
 
 #include "lock_impls/families/family_params.hpp"
+#include "lock_impls/families/redlock.hpp"
+#include "lock_impls/families/scripts.hpp"
 
 namespace redlock_sim::profiles {
 
-RedlockOptions pottery(uint32_t node_count, Duration auto_release_time) {
-  return RedlockOptions{
-      .node_count = node_count,
-      .ttl = auto_release_time,
-      .clock = ClockKind::monotonic,
-      .fan_out = FanOut::parallel,
-      // as_completed: return once a majority succeeded; a failed try waits for every master.
-      .wait = FanOutMode::return_at_quorum_success,
-      .request_timeout = Duration::from_s(3600),
-      .release_timeout = Duration::from_s(3600),
-      .drift = Drift{.ppm = 10'000, .constant_ms = 2, .rounding = DriftRounding::exact},
-      .validity_check = ValidityCheck::positive,
-      .retry_count = -1,
-      .retry_delay = RetryDelay{.min_ms = 0, .jitter_ms = 200},
-      .release_after_failed_attempt = true,
-      .token_format = TokenFormat::uuid,
-      .token_size = 16,
-      .token_per_attempt = true,
-      .acquire_command = RedlockAcquireCommand::set_nx_px,
-      .extend_command = RedlockExtendCommand::pexpire_if_value,
-      .release_command = RedlockReleaseCommand::delete_if_value,
-      .extend_checks_validity = false,
-      .extensions_max = 3,
-      .release_quorum = majority(node_count),
-      .release_wait = FanOutMode::return_at_quorum_success,  // returns once a majority released
-      .release_uses_latest_token = true,  // `_uuid` lives on the instance (bug list item 28)
-  };
+// `for future in as_completed(futures)`, returning once `num > len(self.masters) // 2`.
+FanOutOptions PotteryClient::as_completed() const {
+  return FanOutOptions{.mode = FanOutMode::return_at_quorum_success,
+                       .quorum = majority(options_.node_count),
+                       .success = &redlock_acquire_success};
+}
+
+// Redlock.acquire(blocking=True, timeout=-1): `while ...: if acquire_masters(): return True`,
+// then `time.sleep(random.uniform(0, self._RETRY_DELAY))`; each try is __acquire_masters.
+Task<Grant> PotteryClient::acquire(std::string resource) {
+  Grant grant;
+  const std::string px = std::to_string(options_.ttl.ms_floor());  // int(auto_release_time*1000)
+  const Duration drift = drift_for(options_.ttl, options_.drift);  // self.__drift()
+  const uint32_t tries = tries_for(options_.retry_count, options_.attempts_cap);
+  for (uint32_t attempt = 1; attempt <= tries; ++attempt) {
+    grant.attempts = attempt;
+    // __acquire_masters: self._uuid = str(uuid.uuid4()); self._extension_num = 0
+    uuid_ = make_token(port(), TokenFormat::uuid, 16);
+    const Instant start = now();  // with ContextTimer() as timer
+    std::vector<NodeRequest> futures;
+    for (NodeId master = 0; master < options_.node_count; ++master) {
+      // __acquire_master: master.set(self.key, self._uuid, px=..., nx=True)
+      futures.push_back({.node = master,
+                         .command = make_command("SET", resource, uuid_, "NX", "PX", px),
+                         .timeout = options_.request_timeout});
+    }
+    const std::vector<Outcome> outcomes =
+        co_await port().fan_out(std::move(futures), as_completed());
+    uint32_t num_masters_acquired = 0;
+    for (const Outcome& outcome : outcomes)
+      num_masters_acquired += redlock_acquire_success(outcome) ? 1 : 0;
+    // validity_time = auto_release_time - __drift() - timer.elapsed(); `if validity_time > 0`
+    const Instant deadline = start + options_.ttl - drift;
+    const Duration validity = deadline - now();
+    grant.nodes_locked = num_masters_acquired;
+    note("attempt " + std::to_string(attempt) + ": " +
+         nodes_text(num_masters_acquired, options_.node_count) + ", validity " + ms_text(validity));
+    const bool quorum = num_masters_acquired >= majority(options_.node_count);
+    if (quorum && validity > Duration::zero()) {
+      grant_lease(grant, resource, uuid_, Deadline{.clock = options_.clock, .at = deadline});
+      co_return grant;
+    }
+    grant.failure = quorum ? "validity" : "taken";
+    // with contextlib.suppress(ReleaseUnlockedLock): self.__release(raise_on_redis_errors=False)
+    co_await release_masters(resource);
+    if (attempt < tries) co_await port().sleep(draw_delay(port(), options_.retry_delay));
+  }
+  co_return grant;
+}
+
+// Redlock.extend: TooManyExtensions past num_extensions, then the extend script (compare and
+// PEXPIRE) on every master, as_completed until a majority extended. No validity computation:
+// the new expiry counts from the extension's start.
+Task<ExtendResult> PotteryClient::extend(std::shared_ptr<Lease> lease) {
+  ExtendResult result;
+  ++lease->extensions;
+  // `if self._extension_num >= self.num_extensions`; only a success increments it.
+  if (options_.num_extensions >= 0 &&
+      lease->renewals >= static_cast<uint32_t>(options_.num_extensions)) {
+    result.failure = "too many extensions";
+    co_return result;
+  }
+  const Instant start = now();
+  // __extend_master: the extend script with (self._uuid, auto_release_time_ms)
+  std::vector<std::string> keys{lease->resource};
+  std::vector<std::string> args{uuid_, std::to_string(options_.ttl.ms_floor())};
+  const std::vector<Outcome> outcomes = co_await run_script(
+      port(), all_nodes(options_.node_count), scripts::pexpire_if_value, std::move(keys),
+      std::move(args), options_.request_timeout, as_completed(), false);
+  uint32_t redis_errors = 0;
+  for (const Outcome& outcome : outcomes) {
+    result.nodes += redlock_acquire_success(outcome) ? 1 : 0;
+    redis_errors += (!outcome.replied() || outcome.reply.is_error()) ? 1 : 0;
+  }
+  const Instant deadline = start + options_.ttl - drift_for(options_.ttl, options_.drift);
+  note("extend: " + nodes_text(result.nodes, options_.node_count) + ", validity " +
+       ms_text(deadline - now()));
+  if (result.nodes >= majority(options_.node_count)) {
+    result.extended = true;  // self._extension_num += 1
+    result.deadline = Deadline{.clock = options_.clock, .at = deadline};
+    ++lease->renewals;
+    lease->deadline = result.deadline;
+    co_return result;
+  }
+  result.lock_gone = redis_errors == 0;
+  result.failure = "quorum";  // raise ExtendUnlockedLock
+  co_return result;
+}
+
+// Redlock.release: ReleaseUnlockedLock unless a majority released.
+Task<ReleaseResult> PotteryClient::release(std::shared_ptr<Lease> lease) {
+  ReleaseResult result;
+  lease->released = true;
+  result.nodes = co_await release_masters(lease->resource);
+  note("release: " + nodes_text(result.nodes, options_.node_count));
+  if (result.nodes >= majority(options_.node_count)) {
+    result.released = true;
+    co_return result;
+  }
+  result.failure = "quorum";
+  co_return result;
+}
+
+Task<uint32_t> PotteryClient::release_masters(const std::string& key) {
+  // __release_master: the release script with (self._uuid,)
+  std::vector<std::string> keys{key};
+  std::vector<std::string> args{uuid_};
+  const std::vector<Outcome> outcomes = co_await run_script(
+      port(), all_nodes(options_.node_count), scripts::delete_if_value, std::move(keys),
+      std::move(args), options_.release_timeout, as_completed(), false);
+  uint32_t num_masters_released = 0;
+  for (const Outcome& outcome : outcomes)
+    num_masters_released += redlock_acquire_success(outcome) ? 1 : 0;
+  co_return num_masters_released;
 }
 
 }  // namespace redlock_sim::profiles
@@ -40,19 +129,24 @@ namespace redlock_sim {
 // The registry's entries this file declares (lock_impls/builtin_locks.hpp).
 std::vector<LockEntry> pottery_locks() {
   std::vector<LockEntry> list;
-  const RedlockOptions d = profiles::pottery(5, Duration::from_ms(10'000));
+  const profiles::PotteryOptions d;
+  // Redlock(masters, auto_release_time, num_extensions) and acquire(); the clock, the socket
+  // timeout, the retry delay and the drift factor are the model's rows. No fan-out, wait or
+  // extension quorum: every call is as_completed over all masters, a majority to succeed.
   list.push_back(lock_entry(
       "pottery", LockKind::profile,
       "parallel with bail-out at quorum, new uuid per attempt, infinite retries, at most 3 "
       "extensions without validity",
       "brainix/pottery @ e2f40424",
-      plus(redlock_params(d),
-           {integer_param("num_extensions", "extensions", d.extensions_max, 0, 1'000'000,
+      plus(plus({nodes_param(d.node_count)}, timing_params(d)),
+           {integer_param("num_extensions", "extensions", d.num_extensions, 0, 1'000'000,
                           "Redlock(num_extensions=...): successful extends allowed")}),
-      [](Port& port, const ParamValues& p) {
-        RedlockOptions o = profiles::pottery(p.count("nodes"), Duration::from_ms(10'000));
-        o.extensions_max = static_cast<int32_t>(p.integer("num_extensions"));
-        return redlock_client(port, p, o);
+      [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
+        profiles::PotteryOptions o;
+        o.node_count = p.count("nodes");
+        apply_timing(p, o);
+        o.num_extensions = static_cast<int32_t>(p.integer("num_extensions"));
+        return std::make_unique<profiles::PotteryClient>(port, o);
       }));
   return list;
 }

@@ -1,17 +1,50 @@
-// Profile: brainix/pottery Redlock (e2f40424, 2026-08-19).
+// Profile: brainix/pottery Redlock (e2f40424, 2026-08-19), pottery/redlock.py.
 // Library bugs B12, B21, B24, B28 (docs/catalogue.md).
 #pragma once
 
-#include "lock_impls/families/redlock.hpp"
+#include "lock_impls/profiles/library_client.hpp"
+
+#include "lock_impls/families/common.hpp"
+#include "lock_impls/lock.hpp"
 
 namespace redlock_sim::profiles {
 
-// auto_release_time 10 s; a new uuid4 for every attempt; SET NX PX to all masters at once,
-// returning as soon as more than N//2 accepted (BailOutExecutor: stragglers keep running);
-// validity = art - (art*0.01 + 2 ms) - elapsed on perf_counter (monotonic), > 0; a failed
-// attempt releases; blocking acquire retries forever with uniform(0, 0.2 s). Extend: the
-// compare-and-PEXPIRE script on a majority, no validity computation, at most 3 extensions.
-// Release: majority.
-RedlockOptions pottery(uint32_t node_count, Duration auto_release_time);
+// The library's own `Redlock` class: acquire() is `Redlock.acquire` (blocking) around
+// `__acquire_masters`, extend() is `Redlock.extend`, release() is `Redlock.release`. Each sends
+// to every master at once through a BailOutExecutor and reads the replies with
+// `concurrent.futures.as_completed`, returning as soon as more than N//2 masters said yes
+// (stragglers keep running); when that cannot happen it waits for every master.
+struct PotteryOptions {
+  uint32_t node_count = 5;
+  Duration ttl = Duration::from_ms(10'000);  // auto_release_time = 10 s
+  ClockKind clock = ClockKind::monotonic;    // ContextTimer: time.perf_counter()
+  // The Redis client's socket timeout (none: 1 h) for SET and the extend script; the release
+  // script keeps `release_timeout` (the model's choice since the profile was written).
+  Duration request_timeout = Duration::from_s(3600);
+  Duration release_timeout = Duration::from_s(3600);
+  int32_t retry_count = -1;  // acquire(blocking=True, timeout=-1): until it wins
+  RetryDelay retry_delay{.min_ms = 0, .jitter_ms = 200};  // random.uniform(0, _RETRY_DELAY)
+  // __drift(): auto_release_time * _CLOCK_DRIFT_FACTOR + .002, in float seconds
+  Drift drift{.ppm = 10'000, .constant_ms = 2, .rounding = DriftRounding::exact};
+  int32_t num_extensions = 3;  // _NUM_EXTENSIONS
+  uint32_t attempts_cap = 100'000;
+};
+
+class PotteryClient : public LibraryClient<PotteryOptions> {
+ public:
+  using LibraryClient::LibraryClient;
+
+  Task<Grant> acquire(std::string resource) override;
+  Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
+  Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
+
+ private:
+  // The release script on every master, as_completed until more than N//2 released (it reads
+  // `self._uuid`, the latest acquire's, not the grant's: bug list item 28). Returns how many did.
+  Task<uint32_t> release_masters(const std::string& key);
+  FanOutOptions as_completed() const;
+
+  std::string uuid_;  // `self._uuid`: one per instance, replaced by every __acquire_masters
+};
 
 }  // namespace redlock_sim::profiles

@@ -5,9 +5,6 @@
 
 namespace redlock_sim::profiles {
 
-RedLockMutexClient::RedLockMutexClient(Port& port, RedLockMutexOptions options)
-    : LockClient(port), options_(options) {}
-
 // RedLockMutexVessel::lock.
 Task<Grant> RedLockMutexClient::acquire(std::string resource) {
   Grant grant;
@@ -44,11 +41,9 @@ Task<Grant> RedLockMutexClient::acquire(std::string resource) {
       break;  // "The should not retry after the TTL expiration."
     }
     if (num_locked >= quorum()) {
-      grant.acquired = true;  // "We have the lock."
-      grant.lease = std::make_shared<Lease>();
-      grant.lease->resource = resource;
-      grant.lease->value = random_string;
-      grant.lease->deadline = Deadline{.clock = options_.clock, .at = deadline};
+      // "We have the lock."
+      grant_lease(grant, resource, random_string,
+                  Deadline{.clock = options_.clock, .at = deadline});
       co_return grant;
     }
     grant.failure = "taken";

@@ -3,6 +3,8 @@
 // B19, B20, B22, B24 (docs/catalogue.md).
 #pragma once
 
+#include "lock_impls/profiles/library_client.hpp"
+
 #include "lock_impls/families/common.hpp"
 #include "lock_impls/families/redlock.hpp"
 #include "lock_impls/families/watchdog.hpp"
@@ -27,24 +29,18 @@ struct RedLockMutexOptions {
   uint32_t attempts_cap = 100'000;
 };
 
-class RedLockMutexClient : public LockClient {
+class RedLockMutexClient : public LibraryClient<RedLockMutexOptions> {
  public:
-  RedLockMutexClient(Port& port, RedLockMutexOptions options);
+  using LibraryClient::LibraryClient;
 
   Task<Grant> acquire(std::string resource) override;
   Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
   Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
-  ClockKind clock() const override { return options_.clock; }
-  const RedLockMutexOptions& options() const { return options_; }
 
  private:
   // RedLockMutexVessel::unlock: the delete script on each instance in turn; an error stops the
   // loop. Returns the instances that deleted our key.
   Task<uint32_t> unlock(const std::string& resource, const std::string& random_string);
-  uint32_t quorum() const { return majority(options_.node_count); }
-  Instant now() { return now_on(options_.clock); }
-
-  RedLockMutexOptions options_;
 };
 
 // The flag-driven form of the same defaults, for RedMutex and RedMutexTx (below), which still

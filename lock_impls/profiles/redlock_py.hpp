@@ -1,17 +1,47 @@
-// Profile: SPSCommerce/redlock-py (42ef491, 2016-03-08, unmaintained).
+// Profile: SPSCommerce/redlock-py (42ef491, 2016-03-08, unmaintained), redlock/__init__.py.
 // Library bugs B14, B20, B22, B24 (docs/catalogue.md).
 #pragma once
 
-#include "lock_impls/families/redlock.hpp"
+#include "lock_impls/profiles/library_client.hpp"
+
+#include "lock_impls/families/common.hpp"
+#include "lock_impls/lock.hpp"
 
 namespace redlock_sim::profiles {
 
-// retry_count 3 (0 falls back to 3), fixed retry_delay 0.2 s with no jitter and a sleep after
-// the last try too; 22 alphanumeric characters; start and end read with int(time.time()*1000),
-// the wall clock in whole ms; SET NX PX sent to each server in turn with no socket timeout
-// (modelled as 1 h); drift int(ttl*0.01)+2; success iff validity > 0 and a quorum. A quorum
-// reached while some server raised an error raises MultipleRedlockException without releasing.
-// Release on every server in turn, no quorum. No extend.
-RedlockOptions redlock_py(uint32_t node_count, Duration ttl);
+// The library's own `Redlock` class: acquire() is `Redlock.lock`, release() is `Redlock.unlock`,
+// each a loop over the servers in turn as in redlock/__init__.py. It has no extend.
+struct RedlockPyOptions {
+  uint32_t node_count = 5;
+  Duration ttl = Duration::from_ms(10'000);
+  // int(time.time()*1000): the wall clock, read in whole milliseconds.
+  ClockKind clock = ClockKind::wall;
+  // The StrictRedis connection's socket timeout (none: 1 h) for SET; unlock_instance's EVAL keeps
+  // `unlock_timeout` (the model's choice since the profile was written).
+  Duration request_timeout = Duration::from_s(3600);
+  Duration unlock_timeout = Duration::from_s(3600);
+  // Retries after the first try: the library's default_retry_count = 3 tries. A configured 0
+  // falls back to the default (`retry_count or self.default_retry_count`, issue #24).
+  int32_t retry_count = 2;
+  RetryDelay retry_delay{.min_ms = 200, .jitter_ms = 0};  // default_retry_delay = 0.2 s
+  Drift drift{.ppm = 10'000, .constant_ms = 2, .rounding = DriftRounding::floor_ms};
+  uint32_t attempts_cap = 100'000;
+};
+
+class RedlockPyClient : public LibraryClient<RedlockPyOptions> {
+ public:
+  using LibraryClient::LibraryClient;
+
+  Task<Grant> acquire(std::string resource) override;
+  Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
+  Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
+
+ private:
+  // `for server in self.servers: self.unlock_instance(server, resource, val)`: the delete
+  // script on each server in turn, errors swallowed. Returns the servers that deleted our key.
+  Task<uint32_t> unlock_all(const std::string& resource, const std::string& val);
+  // int(time.time() * 1000)
+  Instant time_ms() { return Instant::from_ms(now_on(options_.clock).ms_floor()); }
+};
 
 }  // namespace redlock_sim::profiles

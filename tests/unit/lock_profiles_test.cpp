@@ -4,7 +4,11 @@
 
 #include <set>
 
+#include "lock_impls/profiles/aioredlock.hpp"
+#include "lock_impls/profiles/node_redlock.hpp"
+#include "lock_impls/profiles/pottery.hpp"
 #include "lock_impls/profiles/redis_plus_plus.hpp"
+#include "lock_impls/profiles/redlock_py.hpp"
 #include "lock_impls/registry.hpp"
 #include "tests/unit/lock_world.hpp"
 
@@ -119,6 +123,47 @@ TEST(ProfileNodeRedlock5Beta2, ExtendDatesFromBeforeItsRetries) {
   ASSERT_TRUE(extended.extended);
   // From the first try's start on the wall clock: + 10000 - (round(100) + 2).
   EXPECT_EQ(extended.deadline.at, first_try + Duration::from_ms(9'898));
+}
+
+// node-redlock 5.0.0-beta.2 is the library's own `Redlock` (NodeRedlockClient), with only the
+// rows it has: acquire, extend and release all run `_execute`, so retryCount bounds a release's
+// and an extension's attempts as it bounds an acquisition's.
+TEST(ProfileNodeRedlock5Beta2, IsTheLibrarysOwnLoopWithItsOwnParameters) {
+  LockWorld world(3, 3);
+  auto lock = make("node-redlock-5.0.0-beta.2", world.client(), {{"nodes", 3}, {"retry_count", 2}});
+  const auto* redlock = dynamic_cast<const profiles::NodeRedlockClient*>(lock.get());
+  ASSERT_NE(redlock, nullptr);
+  EXPECT_EQ(redlock->options().retry_count, 2);
+  for (const char* absent : {"fan_out", "wait", "extend_quorum"}) {
+    EXPECT_EQ(check_lock_params("node-redlock-5.0.0-beta.2", {{absent, int64_t{0}}}),
+              std::string(absent) + ": not an override of this lock");
+  }
+  ExtendResult extended;
+  ReleaseResult released;
+  std::size_t before = 0;
+  std::size_t between = 0;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        Grant grant = co_await lock->acquire("k");
+        world.nodes[0]->flush();  // two keys gone: only one node can vote for
+        world.nodes[1]->flush();
+        before = world.nodes[2]->log.size();
+        extended = co_await lock->extend(grant.lease);
+        between = world.nodes[2]->log.size();
+        released = co_await lock->release(grant.lease);
+      }(),
+      at_ms(30'000));
+  EXPECT_FALSE(extended.extended);
+  EXPECT_FALSE(released.released);
+  std::size_t extend_attempts = 0;  // EVALSHA (the first is followed by EVAL after NOSCRIPT)
+  for (std::size_t i = before; i < between; ++i)
+    extend_attempts += world.nodes[2]->log[i][0] == "EVALSHA" ? 1 : 0;
+  std::size_t release_attempts = 0;
+  for (std::size_t i = between; i < world.nodes[2]->log.size(); ++i)
+    release_attempts += world.nodes[2]->log[i][0] == "EVALSHA" ? 1 : 0;
+  EXPECT_EQ(extend_attempts, 3u);  // retryCount 2: three attempts
+  EXPECT_EQ(release_attempts, 3u);
 }
 
 // node-redlock 4.2.0: unlock() is one pass; a release that misses its quorum is not retried
@@ -373,23 +418,59 @@ TEST(ProfileRedisPlusPlusRedMutex, WatcherEveryHalfTtlTellsOnLoss) {
 }
 
 // aioredlock: asyncio.gather waits for every node, so one slow node fails every attempt's
-// validity although a fast majority had accepted (returning at quorum would have succeeded).
+// validity although a fast majority had accepted (the family returning at quorum succeeds).
 TEST(ProfileAioredlock, GatherWaitsForASlowNode) {
-  for (const std::string wait : {"all", "quorum"}) {
-    SCOPED_TRACE(wait);
+  for (const std::string name : {"aioredlock", "redlock"}) {
+    SCOPED_TRACE(name);
     LockWorld world(3, 3);
     world.simulator.network().set_link_delay(world.node_id(2), world.client().id(),
                                              DelaySpec::fixed(Duration::from_ms(11'000)));
-    auto lock =
-        make("aioredlock", world.client(), {{"nodes", 3}, {"auto_extend", false}, {"wait", wait}});
+    LockParams params{{"nodes", 3}};
+    if (name == "aioredlock") params["auto_extend"] = false;
+    if (name == "redlock") params["wait"] = std::string("quorum");
+    auto lock = make(name, world.client(), params);
     Grant grant;
     world.run(
         0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(120'000));
-    EXPECT_EQ(grant.acquired, wait == "quorum");
-    if (wait == "all") {
+    EXPECT_EQ(grant.acquired, name == "redlock");
+    if (name == "aioredlock") {
       EXPECT_EQ(grant.failure, "validity");
     }
   }
+}
+
+// aioredlock is the library's own `Aioredlock` (AioredlockClient), with only the rows it has:
+// lock and extend are the one loop `_set_lock`, so retry_count bounds an extension's tries as
+// it bounds an acquisition's, and the final failure of each unsets the key.
+TEST(ProfileAioredlock, IsTheLibrarysOwnLoopWithItsOwnParameters) {
+  LockWorld world(3, 3);
+  auto lock = make("aioredlock", world.client(),
+                   {{"nodes", 3}, {"auto_extend", false}, {"retry_count", 1}});
+  const auto* aioredlock = dynamic_cast<const profiles::AioredlockClient*>(lock.get());
+  ASSERT_NE(aioredlock, nullptr);
+  EXPECT_EQ(aioredlock->options().retry_count, 1);
+  for (const char* absent : {"fan_out", "wait", "extend_quorum"}) {
+    EXPECT_EQ(check_lock_params("aioredlock", {{absent, int64_t{0}}}),
+              std::string(absent) + ": not an override of this lock");
+  }
+  world.attach_notes(*lock, "c0");
+  ExtendResult extended;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        Grant grant = co_await lock->acquire("k");
+        EXPECT_TRUE(grant.acquired);
+        for (std::size_t n : {1, 2})
+          world.nodes[n]->set_raw("k", "other", 60'000);  // taken over on a majority
+        extended = co_await lock->extend(grant.lease);
+      }(),
+      at_ms(5'000));
+  EXPECT_FALSE(extended.extended);
+  std::size_t extend_tries = 0;
+  for (const std::string& note : world.notes)
+    extend_tries += note.find("extend:") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(extend_tries, 2u);             // retry_count 1: two tries, as for lock()
+  EXPECT_FALSE(world.nodes[0]->has("k"));  // the failure unset our key
 }
 
 // aioredlock: `except LockError: continue` — no unlock between tries, and the same identifier,
@@ -629,6 +710,70 @@ TEST(ProfileRedlockPy, ZeroRetryCountFallsBackToTheDefault) {
       0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(5'000));
   EXPECT_FALSE(grant.acquired);
   EXPECT_EQ(grant.attempts, 3u);
+}
+
+// redlock-py is the library's own `Redlock.lock` (RedlockPyClient), with only the rows that
+// class has: each try SETs the servers in turn, then runs the unlock script on every server,
+// then sleeps retry_delay, after the last try too.
+TEST(ProfileRedlockPy, IsTheLibrarysOwnLoopWithItsOwnParameters) {
+  LockWorld world(3, 3);
+  for (std::size_t n : {1, 2})
+    world.nodes[n]->set_raw("k", "other", 60'000);
+  auto lock = make("redlock-py", world.client(), {{"nodes", 3}});
+  const auto* redlock = dynamic_cast<const profiles::RedlockPyClient*>(lock.get());
+  ASSERT_NE(redlock, nullptr);
+  EXPECT_EQ(redlock->options().node_count, 3u);
+  for (const char* absent : {"fan_out", "wait", "extend_quorum"}) {
+    EXPECT_EQ(check_lock_params("redlock-py", {{absent, int64_t{0}}}),
+              std::string(absent) + ": not an override of this lock");
+  }
+  Grant grant;
+  int64_t done_ms = -1;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        grant = co_await lock->acquire("k");
+        done_ms = world.now_ms();
+      }(),
+      at_ms(5'000));
+  EXPECT_FALSE(grant.acquired);
+  EXPECT_EQ(grant.attempts, 3u);
+  std::vector<std::string> sent;
+  for (const Command& c : world.nodes[0]->log)
+    sent.push_back(c[0]);
+  EXPECT_EQ(sent, (std::vector<std::string>{"SET", "EVAL", "SET", "EVAL", "SET", "EVAL"}));
+  EXPECT_GE(done_ms, 600);  // three sleeps of 0.2 s: time.sleep follows the last try as well
+}
+
+// pottery is the library's own `Redlock` (PotteryClient), with only the rows that class has:
+// every __acquire_masters draws a new `_uuid`, and the release after a failed try deletes that
+// try's value.
+TEST(ProfilePottery, IsTheLibrarysOwnLoopWithItsOwnParameters) {
+  LockWorld world(3, 3);
+  for (std::size_t n : {1, 2})
+    world.nodes[n]->set_raw("k", "other", 60'000);
+  auto lock = make("pottery", world.client(), {{"nodes", 3}, {"retry_count", 2}});
+  const auto* redlock = dynamic_cast<const profiles::PotteryClient*>(lock.get());
+  ASSERT_NE(redlock, nullptr);
+  EXPECT_EQ(redlock->options().num_extensions, 3);
+  for (const char* absent : {"fan_out", "wait", "extend_quorum"}) {
+    EXPECT_EQ(check_lock_params("pottery", {{absent, int64_t{0}}}),
+              std::string(absent) + ": not an override of this lock");
+  }
+  Grant grant;
+  world.run(
+      0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(5'000));
+  EXPECT_FALSE(grant.acquired);
+  EXPECT_EQ(grant.attempts, 3u);
+  std::vector<std::string> set_values;
+  std::vector<std::string> released_values;
+  for (const Command& c : world.nodes[0]->log) {
+    if (c[0] == "SET") set_values.push_back(c[2]);
+    if (c[0] == "EVAL") released_values.push_back(c.back());
+  }
+  ASSERT_EQ(set_values.size(), 3u);
+  EXPECT_EQ(std::set<std::string>(set_values.begin(), set_values.end()).size(), 3u);
+  EXPECT_EQ(released_values, set_values);  // each try releases its own uuid
 }
 
 // pottery: only successful extensions count toward the three: one that fails (a partition
