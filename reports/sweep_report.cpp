@@ -2,6 +2,7 @@
 
 #include "reports/html_model.hpp"
 #include "reports/tool_version.hpp"
+#include "sim/checkers/checkers.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -303,9 +304,7 @@ std::string threshold_table(const SweepResult& result) {
 }  // namespace
 
 const std::vector<std::string>& sweep_checkers() {
-  static const std::vector<std::string> checkers = {"mutual_exclusion", "resource_safety",
-                                                    "liveness"};
-  return checkers;
+  return checker_names();
 }
 
 std::string sweep_checker_title(const std::string& checker) {

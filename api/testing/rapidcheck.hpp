@@ -19,6 +19,7 @@
 
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
@@ -105,7 +106,8 @@ inline std::function<void()> keeps(const std::string& scenario_file, const std::
   const auto failing = [](std::string message) {
     return std::function<void()>([message] { RC_FAIL(message); });
   };
-  if (checker != "mutual_exclusion" && checker != "resource_safety" && checker != "liveness") {
+  const std::vector<std::string>& checkers = checker_names();
+  if (std::find(checkers.begin(), checkers.end(), checker) == checkers.end()) {
     return failing("unknown checker '" + checker +
                    "' (mutual_exclusion, resource_safety or liveness)");
   }

@@ -6,6 +6,11 @@
 
 namespace redlock_sim {
 
+const std::vector<std::string>& checker_names() {
+  static const std::vector<std::string> names = {"mutual_exclusion", "resource_safety", "liveness"};
+  return names;
+}
+
 const char* verdict_name(Verdict verdict) {
   switch (verdict) {
     case Verdict::holds:

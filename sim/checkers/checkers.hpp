@@ -30,6 +30,10 @@ namespace redlock_sim {
 enum class Verdict : uint8_t { holds, violated, not_checked };
 const char* verdict_name(Verdict verdict);
 
+// The checkers' names, in the order reports list them: "mutual_exclusion", "resource_safety",
+// "liveness" (the names of Violation::checker, expectations, findings and the JSON verdicts).
+const std::vector<std::string>& checker_names();
+
 struct Violation {
   std::string checker;  // mutual_exclusion | resource_safety | liveness
   std::string kind;     // overlap | stale_write | lost_update | livelock | unavailability

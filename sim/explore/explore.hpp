@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/checkers/checkers.hpp"
 #include "sim/explore/fault_plan.hpp"
 #include "sim/explore/shrink.hpp"
 #include "sim/runner/runner.hpp"
@@ -21,7 +22,7 @@ struct ExploreConfig {
   std::vector<FaultClass> classes = all_fault_classes();
   ExploreBounds bounds;
   // Which checkers count as a finding.
-  std::vector<std::string> checkers = {"mutual_exclusion", "resource_safety", "liveness"};
+  std::vector<std::string> checkers = checker_names();
 };
 
 // One violated checker of one seed, and the fault classes it needs: a 1-minimal subset of the
