@@ -21,6 +21,16 @@ foreach(target lock_impls_port lock_impls ${redlock_sim_folders} scenarios repor
   set_target_properties(${target} PROPERTIES OUTPUT_NAME redlock_sim_${export_name})
 endforeach()
 
+# A sanitizer build's archives call into the ASan and UBSan runtimes: the installed port (which
+# every other target links) hands the same flags to whatever links the package, so that a
+# project built against it links and is checked alike (scenario.package_example runs so in the
+# sanitizer suite).
+if(REDLOCK_SANITIZE)
+  target_compile_options(lock_impls_port INTERFACE
+                         "$<INSTALL_INTERFACE:${REDLOCK_SANITIZER_FLAGS}>")
+  target_link_options(lock_impls_port INTERFACE "$<INSTALL_INTERFACE:${REDLOCK_SANITIZER_FLAGS}>")
+endif()
+
 install(TARGETS ${redlock_exported_targets} EXPORT redlock_sim_targets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS redlock-sim redlock_clock_shim
