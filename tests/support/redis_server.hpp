@@ -80,10 +80,20 @@ class RedisServer {
     }
     for (int i = 0; i < 500; ++i) {
       if (loopback_port_open(port_)) {
-        // Listening: the server writes nothing more there (no RDB, no AOF; a log line to a
-        // removed folder is dropped), so the folder goes now and a SIGKILLed test leaves none.
+        // Listening: the server writes nothing more there but log lines (no RDB, no AOF), so
+        // the folder goes now and a SIGKILLed test leaves none. Redis opens its log file for
+        // every line, and it logs "Ready to accept connections" just after it listens: a line
+        // written while remove_all runs recreates redis.log and the folder stays (seen under
+        // load). So wait for that line first, and remove until the folder is gone; once it is,
+        // a later line cannot create it again.
+        for (int j = 0;
+             j < 200 && log_text().find("Ready to accept connections") == std::string::npos; ++j) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
         std::error_code ignored;
-        std::filesystem::remove_all(dir_, ignored);
+        for (int j = 0; j < 20 && std::filesystem::exists(dir_, ignored); ++j) {
+          std::filesystem::remove_all(dir_, ignored);
+        }
         return true;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -109,9 +119,12 @@ class RedisServer {
   const std::string& error() const { return error_; }
 
  private:
-  std::string read_log() const {
+  std::string log_text() const {
     std::ifstream in(dir_ + "/redis.log");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  std::string read_log() const {
+    const std::string text = log_text();
     return text.empty() ? "no log" : text.substr(0, 2000);
   }
   bool fail(std::string message) {
