@@ -86,7 +86,7 @@ reports=$((file_reports + log_reports))
 
 # The fuzz targets' short runs print what they tried: "fuzz: N corpus inputs and M mutations".
 fuzz_inputs=$(grep -oE "^fuzz: [0-9]+ corpus inputs and [0-9]+ mutations" \
-  Testing/Temporary/LastTest.log | awk '{ sum += $2 + $6 } END { print sum + 0 }')
+  Testing/Temporary/LastTest.log | awk '{ sum += $2 + $6 } END { print sum + 0 }' || true)
 summary=$(grep -E "tests passed, [0-9]+ tests? failed out of [0-9]+" "$log" | tail -1 || true)
 
 echo "== sanitizer build: $build_seconds s; suite: $suite_seconds s, ctest exit $status"
