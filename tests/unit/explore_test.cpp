@@ -315,7 +315,7 @@ TEST(Explore, ACutBeforeTheRunShrinksValidly) {
   for (const Scenario& r : reductions_of(s)) {
     EXPECT_NO_THROW(parse_scenario_text(write_scenario(r), "reduction")) << write_scenario(r);
     for (const FaultSpec& f : r.faults) {
-      if (f.kind == FaultKind::partition && f.at_ms == -30'000) moved_toward_the_run = true;
+      if (f.kind == FaultKind::partition && f.at_ms == -60'000) moved_toward_the_run = true;
     }
   }
   EXPECT_TRUE(moved_toward_the_run);
