@@ -80,7 +80,7 @@ void ClusterNode::attach_in_sync(ClusterNode& master) {
   replid_ = master.replid_;
   offset_ = master.offset_;
   link_ = Link::up;
-  linked_since_start_ = true;
+  down_since_known_ = true;
   last_master_io_ = monotonic_now();
   master.replicas_[id()] =
       ReplicaState{.acked_offset = offset_, .last_ack = master.monotonic_now()};
@@ -415,7 +415,7 @@ void ClusterNode::on_full_resync(const Message& message) {
   backlog_.clear();
   backlog_bytes_ = 0;
   link_ = Link::up;
-  linked_since_start_ = true;
+  down_since_known_ = true;
   last_master_io_ = monotonic_now();
   ++full_resyncs_;
   tell(ClusterEventKind::full_resync, "discarded " + std::to_string(before) + " keys, loaded " +
@@ -443,7 +443,7 @@ void ClusterNode::on_continue(const Message& message) {
   }
   apply_from_master(*commands);
   link_ = Link::up;
-  linked_since_start_ = true;
+  down_since_known_ = true;
   last_master_io_ = monotonic_now();
   ++partial_resyncs_;
   tell(ClusterEventKind::partial_resync,
@@ -611,7 +611,7 @@ void ClusterNode::on_restart() {
                     .load_source = loaded.source});
   RedisNode::on_restart();
   link_ = Link::down;
-  linked_since_start_ = false;
+  down_since_known_ = false;
   link_down_since_ = monotonic_now();
   start();
   if (!master) send_psync();

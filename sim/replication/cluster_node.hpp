@@ -194,9 +194,10 @@ class ClusterNode : public RedisNode {
   Link link_ = Link::down;
   Instant link_down_since_;  // monotonic
   Instant last_master_io_;   // monotonic
-  // Whether the link has been up since this process started (Redis's repl_down_since is 0
-  // until then: INFO prints master_link_down_since_seconds:-1).
-  bool linked_since_start_ = false;
+  // Whether link_down_since_ holds a time (Redis's repl_down_since != 0): not until the link
+  // has been up since this process started (INFO prints master_link_down_since_seconds:-1),
+  // or, as the model has always had it, since a REPLICAOF made this node a replica.
+  bool down_since_known_ = false;
   bool applying_stream_ = false;
 
   bool cron_armed_ = false;
