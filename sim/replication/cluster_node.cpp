@@ -149,11 +149,12 @@ void ClusterNode::prepare_stop(StopKind kind) {
 
 std::size_t ClusterNode::good_replicas() const {
   const int64_t max_lag_s = engine().config().min_replicas_max_lag;
-  const int64_t now_s = monotonic_now().ms_floor() / 1000;
+  const int64_t now_s = Duration::floor_div(monotonic_now().ms_floor(), 1000);
   std::size_t good = 0;
   for (const auto& [replica, state] : replicas_) {
-    // Redis compares whole seconds (server.unixtime - repl_ack_time).
-    if (now_s - state.last_ack.ms_floor() / 1000 <= max_lag_s) ++good;
+    // Redis compares whole seconds (server.unixtime - repl_ack_time); floored, since an ACK
+    // before a cut that began before the run is at a negative time.
+    if (now_s - Duration::floor_div(state.last_ack.ms_floor(), 1000) <= max_lag_s) ++good;
   }
   return good;
 }
