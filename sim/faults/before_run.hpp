@@ -1,6 +1,6 @@
-// Faults that began before the run, in one place for the parser, the runner, the real harness,
-// the shrinker and explore: which kinds may start before time zero, and what such a start leaves
-// behind at time zero. A cut that began at T < 0 is the same silent cut as one that begins at
+// Faults that began before the run, in one place for the parser, the runner, the real harness
+// and the shrinker: which kinds may start before time zero, and what such a start leaves behind
+// at time zero. A cut that began at T < 0 is the same silent cut as one that begins at
 // zero: it drops messages from time zero on, and a replica separated from its master by it has
 // had no I/O from the master since T (noticed at T + repl-timeout, as any cut), its master no ACK
 // from it since T.
