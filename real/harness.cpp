@@ -22,6 +22,7 @@
 #include "real/loop.hpp"
 #include "real/process.hpp"
 #include "real/resp.hpp"
+#include "sim/faults/before_run.hpp"
 #include "sim/faults/fault_kind.hpp"
 #include "sim/faults/pairing.hpp"
 #include "sim/kernel/random.hpp"
@@ -113,17 +114,19 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario) {
              std::to_string(fault.at_ms) + " ms targets sentinel " + fault.target +
              ": faults on sentinels cannot be staged for real yet";
     }
-    if (fault.at_ms < 0) {
-      return std::string("fault ") + fault_kind_name(fault.kind) + " at " +
-             std::to_string(fault.at_ms) +
-             " ms began before the run: real processes cannot be made to have been disconnected "
-             "in the past (a replica's link-down time is its own clock's when the link dropped)";
-    }
     const char* refusal = fault_kind(fault.kind).real_mode_refusal;
     if (refusal != nullptr) {
       return std::string("fault ") + fault_kind_name(fault.kind) + " at " +
              std::to_string(fault.at_ms) + " ms: " + refusal;
     }
+  }
+  // A cut that began before the run is staged at zero, unless it cuts a replication link: its
+  // replica's and master's last I/O lie before the run, which real processes cannot be given.
+  const auto cut_links = replica_links_down_before_run(scenario);
+  if (!cut_links.empty()) {
+    return "replica " + cut_links.begin()->first +
+           "'s link to its master is cut by a partition that began before the run: real "
+           "processes cannot be made to have had their last replication I/O in the past";
   }
   return std::nullopt;
 }
@@ -1545,12 +1548,15 @@ void RealWorld::crash(const FaultSpec& fault) {
 
 void RealWorld::schedule_fault(std::size_t fault_index) {
   const FaultSpec& fault = scenario_.faults[fault_index];
-  const int64_t at = real_time_of_ms(fault.at_ms);
+  // A cut that began before the run (one that cuts no replication link; unstageable_reason
+  // refuses the others) is, as in the simulator, the same cut beginning at zero.
+  const int64_t at_ms = std::max<int64_t>(fault.at_ms, 0);
+  const int64_t at = real_time_of_ms(at_ms);
   const ProcessId target = fault.target.empty() ? 0 : id_of(fault.target);
   const std::string label = std::string("fault ") + fault_kind_name(fault.kind) +
                             (fault.target.empty() ? "" : " " + fault.target);
-  last_scheduled_ms_ = std::max(last_scheduled_ms_, fault.at_ms);
-  auto when = [this, label, ms = fault.at_ms](std::function<void()> action) {
+  last_scheduled_ms_ = std::max(last_scheduled_ms_, at_ms);
+  auto when = [this, label, ms = at_ms](std::function<void()> action) {
     loop_.at(real_time_of_ms(ms), [this, label, ms, action = std::move(action)] {
       // Timed once done: a kill or a stop counts as happened when its signal was sent.
       action();
@@ -1621,7 +1627,7 @@ void RealWorld::schedule_fault(std::size_t fault_index) {
           .side_a = ids_of(fault.side_a),
           .side_b = ids_of(fault.side_b),
           .one_way = fault.one_way,
-          .start = Instant::from_ms(fault.at_ms),
+          .start = Instant::from_ms(at_ms),
           .end = fault.until_ms ? Instant::from_ms(*fault.until_ms) : Instant::max()};
       const std::size_t index = network_.add_partition(std::move(rule));
       partitions_[fault_index] = index;

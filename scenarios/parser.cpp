@@ -10,6 +10,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "sim/faults/before_run.hpp"
 #include "sim/faults/fault_kind.hpp"
 #include "sim/faults/pairing.hpp"
 #include "sim/kernel/simulator.hpp"
@@ -808,6 +809,11 @@ void check_references(const Scenario& s, const std::string& file, const ProfileC
     if (!f.to.empty()) process_ref(f.to, at + ".to");
     if (f.kind == FaultKind::heal && !healed_partition(s.faults, i)) {
       throw ScenarioError(file, at + ".name", "no earlier partition is named \"" + f.name + "\"");
+    }
+    if (heals_cut_before_run_by_zero(s.faults, i, f.at_ms)) {
+      throw ScenarioError(file, at + ".at_ms",
+                          "expected at_ms > 0: partition \"" + f.name +
+                              "\" began before the run and must last into it");
     }
   }
 }

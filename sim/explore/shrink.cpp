@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/faults/before_run.hpp"
 #include "sim/faults/fault_kind.hpp"
 #include "sim/faults/pairing.hpp"
 
@@ -135,7 +136,8 @@ void add_shortening_reductions(const Scenario& s, std::vector<Scenario>& out) {
       r.faults[i] = std::move(shorter);
       out.push_back(std::move(r));
     }
-    if (f.at_ms > 0) {
+    // A heal of a cut that began before the run stays after zero (the parser's rule).
+    if (f.at_ms > 0 && !heals_cut_before_run_by_zero(s.faults, i, f.at_ms / 2)) {
       with([](FaultSpec& g) {
         const int64_t earlier = g.at_ms / 2;
         if (g.until_ms) g.until_ms = *g.until_ms - (g.at_ms - earlier);

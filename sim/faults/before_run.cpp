@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/faults/fault_kind.hpp"
+#include "sim/faults/pairing.hpp"
 
 namespace redlock_sim {
 
@@ -10,31 +11,44 @@ bool may_start_before_run(FaultKind kind) {
   return fault_kind(kind).may_start_before_run;
 }
 
+bool heals_cut_before_run_by_zero(const std::vector<FaultSpec>& faults, std::size_t index,
+                                  int64_t at_ms) {
+  const std::optional<std::size_t> cut = healed_partition(faults, index);
+  return cut && faults[*cut].at_ms < 0 && at_ms <= 0;
+}
+
 namespace {
 bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// A cut separates `a` and `b` when they are on opposite sides, whatever the direction: a
-// replication link is one TCP connection, lost when either direction is.
-bool separates(const FaultSpec& cut, const std::string& a, const std::string& b) {
-  return (contains(cut.side_a, a) && contains(cut.side_b, b)) ||
-         (contains(cut.side_a, b) && contains(cut.side_b, a));
+// Whether `cut` drops messages from `from` to `to` (side A to side B, and back unless one-way).
+bool drops(const FaultSpec& cut, const std::string& from, const std::string& to) {
+  if (contains(cut.side_a, from) && contains(cut.side_b, to)) return true;
+  return !cut.one_way && contains(cut.side_a, to) && contains(cut.side_b, from);
+}
+
+void earliest(std::optional<int64_t>& since, int64_t at_ms) {
+  if (!since || at_ms < *since) since = at_ms;
 }
 }  // namespace
 
-std::map<std::string, int64_t> replica_links_down_before_run(const Scenario& scenario) {
-  std::map<std::string, int64_t> since;
+std::map<std::string, ReplicaCutBeforeRun> replica_links_down_before_run(const Scenario& scenario) {
+  std::map<std::string, ReplicaCutBeforeRun> cuts;
   for (const FaultSpec& fault : scenario.faults) {
-    if (fault.kind != FaultKind::partition || fault.at_ms >= 0) continue;
-    if (fault.until_ms && *fault.until_ms <= 0) continue;  // healed by time zero
+    if (!may_start_before_run(fault.kind) || fault.at_ms >= 0) continue;
+    if (fault.until_ms && *fault.until_ms <= 0) continue;  // the parser refuses it; healed anyway
     for (const NodeSpec& node : scenario.nodes) {
-      if (node.role != "replica" || !separates(fault, node.name, node.replica_of)) continue;
-      const auto it = since.find(node.name);
-      if (it == since.end() || fault.at_ms < it->second) since[node.name] = fault.at_ms;
+      if (node.role != "replica") continue;
+      const bool from_master = drops(fault, node.replica_of, node.name);
+      const bool to_master = drops(fault, node.name, node.replica_of);
+      if (!from_master && !to_master) continue;
+      ReplicaCutBeforeRun& cut = cuts[node.name];
+      if (from_master) earliest(cut.from_master_ms, fault.at_ms);
+      if (to_master) earliest(cut.to_master_ms, fault.at_ms);
     }
   }
-  return since;
+  return cuts;
 }
 
 }  // namespace redlock_sim

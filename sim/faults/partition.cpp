@@ -27,8 +27,8 @@ void write(const FaultSpec& fault, FaultFieldWriter& fields) {
 
 void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
   const FaultSpec& fault = faults[index];
-  // A cut that began before the run (may_start_before_run) applies at time zero; only a
-  // replica's "link down since" sees its earlier start (the runner backdates it).
+  // A cut that began before the run (may_start_before_run) applies at time zero; only the
+  // replication links it cuts see its earlier start (the runner backdates their last I/O).
   const Instant at = Instant::from_ms(std::max<int64_t>(fault.at_ms, 0));
   world.add_partition(index, PartitionRule{.side_a = world.ids_of(fault.side_a),
                                            .side_b = world.ids_of(fault.side_b),

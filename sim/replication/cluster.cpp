@@ -75,17 +75,18 @@ Cluster::Cluster(Simulator& simulator, const std::vector<NodeSpec>& nodes,
   simulator_.schedule_action(simulator_.now(), [this] { start(); });
 }
 
-void Cluster::set_link_down_before_run(ProcessId replica, Duration down_for) {
+void Cluster::set_cut_before_run(ProcessId replica, LinkCutBeforeRun cut) {
   SIM_ASSERT(is_node(replica));
-  SIM_ASSERT(down_for > Duration::zero());
-  link_down_before_run_[replica] = down_for;
+  SIM_ASSERT(!cut.from_master || *cut.from_master < Instant::zero());
+  SIM_ASSERT(!cut.to_master || *cut.to_master < Instant::zero());
+  cuts_before_run_[replica] = cut;
 }
 
 void Cluster::start() {
   for (const auto& [replica, master] : initial_replication_) {
-    const auto down = link_down_before_run_.find(replica);
-    if (down != link_down_before_run_.end()) {
-      node(replica).start_disconnected(node(master), down->second);
+    const auto cut = cuts_before_run_.find(replica);
+    if (cut != cuts_before_run_.end()) {
+      node(replica).attach_cut_before_run(node(master), cut->second);
     } else {
       node(replica).attach_in_sync(node(master));
     }

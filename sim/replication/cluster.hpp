@@ -61,9 +61,10 @@ class Cluster {
   void crash(ProcessId id, FaultKind kind);
   void subscribe_client(ProcessId client) { subscribers_.push_back(client); }
   void set_observer(Observer observer) { observer_ = std::move(observer); }
-  // Before time zero: `replica` starts with its link to its master already down, since
-  // `down_for` before the run (a cut that began before the run), instead of in sync.
-  void set_link_down_before_run(ProcessId replica, Duration down_for);
+  // Before time zero: `replica` starts as a replica in sync with its master until the cut's
+  // start, each cut direction silent since then (ClusterNode::attach_cut_before_run), instead of
+  // in sync at zero.
+  void set_cut_before_run(ProcessId replica, LinkCutBeforeRun cut);
 
   // The master as the first sentinel sees it (or the failover spec's master), for reports.
   std::optional<ProcessId> current_master() const;
@@ -76,7 +77,7 @@ class Cluster {
   std::vector<ProcessId> node_ids_;
   std::vector<ProcessId> sentinel_ids_;
   std::vector<std::pair<ProcessId, ProcessId>> initial_replication_;  // (replica, master)
-  std::map<ProcessId, Duration> link_down_before_run_;                // replica -> how long
+  std::map<ProcessId, LinkCutBeforeRun> cuts_before_run_;             // by replica
   std::vector<ProcessId> subscribers_;
   std::optional<ProcessId> failover_master_;
   Observer observer_;

@@ -80,20 +80,39 @@ void ClusterNode::attach_in_sync(ClusterNode& master) {
   replid_ = master.replid_;
   offset_ = master.offset_;
   link_ = Link::up;
+  down_since_known_ = true;
   last_master_io_ = monotonic_now();
   master.replicas_[id()] =
       ReplicaState{.acked_offset = offset_, .last_ack = master.monotonic_now()};
 }
 
-void ClusterNode::start_disconnected(ClusterNode& master, Duration down_for) {
-  master_ = master.id();
-  engine().set_replica(true);
-  link_ = Link::down;
-  link_down_since_ = monotonic_now() - down_for;
-  tell(ClusterEventKind::replication, "link to the master down since " +
-                                          std::to_string(-down_for.ms_floor()) +
-                                          " ms (before the run)");
-  send_psync();
+void ClusterNode::attach_cut_before_run(ClusterNode& master, const LinkCutBeforeRun& cut) {
+  attach_in_sync(master);
+  if (cut.to_master) {
+    const Instant noticed = *cut.to_master + Duration::from_ms(master.options_.repl_timeout_ms);
+    if (noticed <= master.monotonic_now()) {
+      master.replicas_.erase(id());
+      master.tell(ClusterEventKind::replication,
+                  "replica " + name() + " timed out at " + std::to_string(noticed.ms_floor()) +
+                      " ms (no ACK since " + std::to_string(cut.to_master->ms_floor()) +
+                      " ms, before the run)");
+    } else {
+      master.replicas_[id()].last_ack = *cut.to_master;
+    }
+  }
+  if (cut.from_master) {
+    last_master_io_ = *cut.from_master;
+    const Instant noticed = *cut.from_master + Duration::from_ms(options_.repl_timeout_ms);
+    if (noticed <= monotonic_now()) {
+      link_ = Link::down;
+      link_down_since_ = noticed;
+      tell(ClusterEventKind::replication,
+           "link to the master down since " + std::to_string(noticed.ms_floor()) +
+               " ms (no data from the master since " + std::to_string(cut.from_master->ms_floor()) +
+               " ms, before the run)");
+      send_psync();
+    }
+  }
 }
 
 void ClusterNode::seed(const std::vector<SnapshotEntry>& entries) {
@@ -130,11 +149,12 @@ void ClusterNode::prepare_stop(StopKind kind) {
 
 std::size_t ClusterNode::good_replicas() const {
   const int64_t max_lag_s = engine().config().min_replicas_max_lag;
-  const int64_t now_s = monotonic_now().ms_floor() / 1000;
+  const int64_t now_s = Duration::floor_div(monotonic_now().ms_floor(), 1000);
   std::size_t good = 0;
   for (const auto& [replica, state] : replicas_) {
-    // Redis compares whole seconds (server.unixtime - repl_ack_time).
-    if (now_s - state.last_ack.ms_floor() / 1000 <= max_lag_s) ++good;
+    // Redis compares whole seconds (server.unixtime - repl_ack_time); floored, since an ACK
+    // before a cut that began before the run is at a negative time.
+    if (now_s - Duration::floor_div(state.last_ack.ms_floor(), 1000) <= max_lag_s) ++good;
   }
   return good;
 }
@@ -396,6 +416,7 @@ void ClusterNode::on_full_resync(const Message& message) {
   backlog_.clear();
   backlog_bytes_ = 0;
   link_ = Link::up;
+  down_since_known_ = true;
   last_master_io_ = monotonic_now();
   ++full_resyncs_;
   tell(ClusterEventKind::full_resync, "discarded " + std::to_string(before) + " keys, loaded " +
@@ -423,6 +444,7 @@ void ClusterNode::on_continue(const Message& message) {
   }
   apply_from_master(*commands);
   link_ = Link::up;
+  down_since_known_ = true;
   last_master_io_ = monotonic_now();
   ++partial_resyncs_;
   tell(ClusterEventKind::partial_resync,
@@ -590,6 +612,7 @@ void ClusterNode::on_restart() {
                     .load_source = loaded.source});
   RedisNode::on_restart();
   link_ = Link::down;
+  down_since_known_ = false;
   link_down_since_ = monotonic_now();
   start();
   if (!master) send_psync();

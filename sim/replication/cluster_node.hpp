@@ -39,6 +39,13 @@ struct ClusterNodeOptions {
   int64_t repl_diskless_sync_delay_ms = 5'000;
 };
 
+// A replication link cut before the run: since when (monotonic, before zero) each direction has
+// carried nothing, or nothing for a direction that still carries messages.
+struct LinkCutBeforeRun {
+  std::optional<Instant> from_master;  // the replica's last I/O from its master
+  std::optional<Instant> to_master;    // the master's last ACK from the replica
+};
+
 class ClusterNode : public RedisNode {
  public:
   using Resolver = std::function<std::optional<ProcessId>(const std::string& name)>;
@@ -57,11 +64,14 @@ class ClusterNode : public RedisNode {
   void set_effects_observer(EffectsObserver observer) { effects_observer_ = std::move(observer); }
   // Before the run: make this node a replica of `master`, already in sync (both start empty).
   void attach_in_sync(ClusterNode& master);
-  // Before the run: make this node a replica of `master` whose link has been down for
-  // `down_for` already (a cut that began before the run): INFO's master_link_down_since_seconds
-  // and so Sentinel's eligibility count from then. Its master does not list it; it asks for a
-  // sync once a second, as any disconnected replica does.
-  void start_disconnected(ClusterNode& master, Duration down_for);
+  // Before the run: make this node a replica of `master` that was in sync (its replid and
+  // offset) until a silent cut began before the run, the same cut as one beginning at zero:
+  // the replica's last I/O from the master is `cut.from_master`, and its link goes down
+  // repl-timeout later (backdated to then when that is not after now, so INFO's
+  // master_link_down_since_seconds and Sentinel's eligibility count from then; otherwise it
+  // starts up and notices in the run). The master's last ACK from it is `cut.to_master`, and
+  // the master no longer lists it when its own repl-timeout has passed since then.
+  void attach_cut_before_run(ClusterNode& master, const LinkCutBeforeRun& cut);
   // Arms the once-a-second cron and the RDB timer; the Cluster calls it at time zero.
   void start();
   // Keys the node had before the run: in its keyspace and, with persistence, on its disk as
@@ -184,6 +194,10 @@ class ClusterNode : public RedisNode {
   Link link_ = Link::down;
   Instant link_down_since_;  // monotonic
   Instant last_master_io_;   // monotonic
+  // Whether link_down_since_ holds a time (Redis's repl_down_since != 0): not until the link
+  // has been up since this process started (INFO prints master_link_down_since_seconds:-1),
+  // or, as the model has always had it, since a REPLICAOF made this node a replica.
+  bool down_since_known_ = false;
   bool applying_stream_ = false;
 
   bool cron_armed_ = false;

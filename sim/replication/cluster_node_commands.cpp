@@ -116,6 +116,7 @@ void ClusterNode::follow(ProcessId master) {
   engine().set_replica(true);
   link_ = Link::down;
   link_down_since_ = monotonic_now();
+  down_since_known_ = true;
   send_psync();
 }
 
@@ -163,8 +164,11 @@ std::string ClusterNode::info_text() const {
     line(text, "slave_read_repl_offset", std::to_string(offset_));
     line(text, "slave_repl_offset", std::to_string(offset_));
     if (!up) {
-      line(text, "master_link_down_since_seconds",
-           std::to_string((now_ms - link_down_since_.ms_floor()) / 1000));
+      // Redis prints -1 until the link has been up once since the process started (a replica
+      // restarted while cut off); Sentinel reads it as -1000 ms, so always eligible.
+      line(
+          text, "master_link_down_since_seconds",
+          down_since_known_ ? std::to_string((now_ms - link_down_since_.ms_floor()) / 1000) : "-1");
     }
     line(text, "slave_priority", std::to_string(options_.replica_priority));
     line(text, "slave_read_only", "1");

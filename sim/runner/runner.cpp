@@ -161,9 +161,16 @@ void World::reload_keys(ProcessId node) {
 void World::build_cluster() {
   // Nodes first, then sentinels, with ids 0, 1, ... in that order (the Cluster's contract).
   cluster_ = std::make_unique<Cluster>(simulator_, scenario_.nodes, scenario_.failover);
-  // A cut that began before the run leaves its replicas' links down since its start.
-  for (const auto& [replica, since_ms] : replica_links_down_before_run(scenario_))
-    cluster_->set_link_down_before_run(cluster_->id_of(replica), Duration::from_ms(-since_ms));
+  // A cut that began before the run is silent since its start on each replication link it cuts.
+  const auto instant = [](const std::optional<int64_t>& ms) -> std::optional<Instant> {
+    if (!ms) return std::nullopt;
+    return Instant::from_ms(*ms);
+  };
+  for (const auto& [replica, cut] : replica_links_down_before_run(scenario_)) {
+    cluster_->set_cut_before_run(cluster_->id_of(replica),
+                                 LinkCutBeforeRun{.from_master = instant(cut.from_master_ms),
+                                                  .to_master = instant(cut.to_master_ms)});
+  }
   for (ProcessId id : cluster_->node_ids()) {
     const std::string& name = simulator_.process(id).name();
     SIM_ASSERT_EQ(id, infos_.size());

@@ -93,7 +93,7 @@ TEST(HtmlReportGolden, OverlapBandMatchesTheViolation) {
 TEST(HtmlReportGolden, ACutBeforeTheRunIsDrawnFromZeroAndSaysSince) {
   const std::string html = render("stale-replica-not-promoted");
   EXPECT_NE(html.find(R"(<g class="fault partition" data-process="R2" data-info="partition: cut )"
-                      R"(off from M since -60000 ms"><rect class="partition-band" data-a="0" )"),
+                      R"(off from M since -120000 ms"><rect class="partition-band" data-a="0" )"),
             std::string::npos);
 }
 

@@ -42,15 +42,21 @@ ScenarioResult result_of(const std::string& name) {
 }
 
 // A cut that began before the run is told at 0 ms, saying since when, in the timeline (and the
-// replica it cuts from its master says its link has been down since then).
+// replica it cuts from its master says its link has been down since the cut's start plus
+// repl-timeout, its master that it stopped listing the replica then).
 TEST(TextReport, TimelineSaysSinceWhenACutBeganBeforeTheRun) {
   const std::string text = timeline_text(result_of("stale-replica-not-promoted"));
   EXPECT_NE(text.find("          0  R2                0            0  [fault] is cut off from M "
-                      "since -60000 ms"),
+                      "since -120000 ms"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("link to the master down since -60000 ms (before the run)"),
+  EXPECT_NE(text.find("link to the master down since -60000 ms (no data from the master since "
+                      "-120000 ms, before the run)"),
             std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("replica R2 timed out at -60000 ms (no ACK since -120000 ms, before the run)"),
+      std::string::npos)
       << text;
 }
 

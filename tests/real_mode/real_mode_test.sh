@@ -106,6 +106,23 @@ PY
     check_nothing_left
     ;;
   bad_input)
+    # A cut between a client and nodes that began before the run is staged at zero (as the
+    # simulator applies it); one that cuts a replication link cannot be staged.
+    "$cli" real "$source_dir/tests/real_mode/client-cut-before-run.json" --json "$work/c.json" >"$work/c.txt"
+    rc=$?
+    [ $rc -eq 0 ] || fail "real client-cut-before-run exited $rc"
+    python3 - "$work/c.json" <<'PY' || fail "client-cut-before-run for real"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["verdicts"]["mutual_exclusion"] == "holds", r["verdicts"]
+cut = [a for a in r["real"]["actions"] if a["what"] == "fault partition"]
+assert len(cut) == 1 and cut[0]["scheduled_ms"] == 0, r["real"]["actions"]
+assert r["expectations_met"], r  # B granted at 100 ms, A at 2500 ms
+PY
+    "$cli" real "$source_dir/scenarios/stale-replica-not-promoted.json" 2>"$work/e0"
+    rc=$?
+    [ $rc -eq 2 ] || fail "a replication link cut before the run exited $rc"
+    grep -q "cannot be staged: replica R2's link to its master is cut by a partition that began before the run" "$work/e0" || fail "message: $(cat "$work/e0")"
     "$cli" real "$source_dir/scenarios/node-clock-fast-within-drift.json" 2>"$work/e1"
     rc=$?
     [ $rc -eq 2 ] || fail "unstageable file exited $rc"

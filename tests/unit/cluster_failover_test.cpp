@@ -204,16 +204,20 @@ TEST(ClusterFailover, LongDisconnectedOrPriorityZeroReplicaIsNeverPromoted) {
   }
 }
 
-// F13 with a cut that began before the run: R1 (the best priority) has had its link to M down
-// since -2000 ms. At the promotion (SDOWN at ~300 ms, promotion 1 s later) that is over 3 s,
-// more than down_after_ms * 10 (1 s) plus the 1 s since SDOWN: R1 is not eligible and R2 is
-// promoted. The same cut beginning at 0 leaves R1 reading as connected (repl-timeout is 60 s),
-// and it is promoted.
+// F13 with a cut that began before the run: R1 (the best priority) has heard nothing from M since
+// -62000 ms, so with repl-timeout 60 s its link has been down since -2000 ms. At the promotion
+// (SDOWN at ~300 ms, promotion 1 s later) that is over 3 s, more than down_after_ms * 10 (1 s)
+// plus the 1 s since SDOWN: R1 is not eligible and R2 is promoted. The same cut beginning at 0
+// leaves R1 reading as connected (repl-timeout is 60 s), and it is promoted.
 TEST(ClusterFailover, ReplicaDisconnectedBeforeTheRunIsNotEligible) {
   for (const bool before_run : {true, false}) {
     ClusterWorld world({master_spec("M"), replica_spec("R1", "M", 1), replica_spec("R2", "M")},
                        three_sentinels("M", 100));
-    if (before_run) world.cluster.set_link_down_before_run(world.id("R1"), Duration::from_ms(2000));
+    if (before_run) {
+      world.cluster.set_cut_before_run(world.id("R1"),
+                                       LinkCutBeforeRun{.from_master = Instant::from_ms(-62'000),
+                                                        .to_master = Instant::from_ms(-62'000)});
+    }
     world.at(0, [&] {
       world.simulator.network().add_partition(
           {.side_a = {world.id("M")}, .side_b = {world.id("R1")}});
@@ -223,11 +227,78 @@ TEST(ClusterFailover, ReplicaDisconnectedBeforeTheRunIsNotEligible) {
     world.run_until(3000);
     EXPECT_EQ(world.node("R2").is_master(), before_run) << "before_run " << before_run;
     EXPECT_EQ(world.node("R1").is_master(), !before_run) << "before_run " << before_run;
-    // INFO counts from the backdated start: at 500 ms the link has been down 2.5 s.
+    // INFO counts from the cut's start plus repl-timeout: at 500 ms the link has been down 2.5 s.
     const std::string text = reply_of(info).text;
     EXPECT_EQ(text.find("master_link_down_since_seconds:2\r\n") != std::string::npos, before_run)
         << text;
   }
+}
+
+// A replica that was in sync until a cut before the run has its master's history (replid and
+// offset), not a never-synced state; a cut that began less than repl-timeout before the run
+// leaves it up, listed by its master with the last ACK at the cut's start, and it notices in
+// the run, as it would a cut at zero that began then. One whose repl-timeout passed before the
+// run is down since the cut's start plus repl-timeout, and its master no longer lists it.
+TEST(ClusterFailover, ACutBeforeTheRunIsTheSameSilentCut) {
+  for (const int64_t since_ms : {-1, -61'000}) {
+    ClusterWorld world({master_spec("M"), replica_spec("R", "M")});
+    world.cluster.set_cut_before_run(world.id("R"),
+                                     LinkCutBeforeRun{.from_master = Instant::from_ms(since_ms),
+                                                      .to_master = Instant::from_ms(since_ms)});
+    world.at(0, [&] {
+      world.simulator.network().add_partition(
+          {.side_a = {world.id("M")}, .side_b = {world.id("R")}});
+    });
+    auto replica = world.send_at(3000, "R", make_command("INFO", "replication"));
+    auto master = world.send_at(3000, "M", make_command("INFO", "replication"));
+    world.run_until(3500);
+    EXPECT_EQ(world.node("R").replication_id(), world.node("M").replication_id());
+    const std::string r = reply_of(replica).text;
+    const std::string m = reply_of(master).text;
+    if (since_ms == -1) {
+      EXPECT_NE(r.find("master_link_status:up\r\n"), std::string::npos) << r;
+      EXPECT_NE(m.find("connected_slaves:1\r\n"), std::string::npos) << m;
+      EXPECT_NE(m.find(",lag=3\r\n"), std::string::npos) << m;
+    } else {
+      EXPECT_NE(r.find("master_link_down_since_seconds:4\r\n"), std::string::npos) << r;
+      EXPECT_NE(m.find("connected_slaves:0\r\n"), std::string::npos) << m;
+    }
+  }
+  // Cut 1 ms before the run: noticed at the first check after 59999 ms, as a cut at zero is at
+  // the first after 60000 ms.
+  ClusterWorld world({master_spec("M"), replica_spec("R", "M")});
+  world.cluster.set_cut_before_run(
+      world.id("R"),
+      LinkCutBeforeRun{.from_master = Instant::from_ms(-1), .to_master = Instant::from_ms(-1)});
+  world.at(0, [&] {
+    world.simulator.network().add_partition({.side_a = {world.id("M")}, .side_b = {world.id("R")}});
+  });
+  world.run_until(59'900);
+  EXPECT_TRUE(world.node("R").master_link_up());
+  world.run_until(60'100);
+  EXPECT_FALSE(world.node("R").master_link_up());
+}
+
+// Redis prints master_link_down_since_seconds:-1 for a replica whose link has not been up since
+// it started (repl_down_since is 0 until then): R1, restarted while cut off from M, reads -1
+// however long it has been down, and Sentinel reads that as -1000 ms, so it stays eligible and,
+// with the best priority, is promoted.
+TEST(ClusterFailover, ReplicaRestartedWhileCutOffReadsMinusOne) {
+  ClusterWorld world({master_spec("M"), replica_spec("R1", "M", 1), replica_spec("R2", "M")},
+                     three_sentinels("M", 100));
+  world.at(0, [&] {
+    world.simulator.network().add_partition(
+        {.side_a = {world.id("M")}, .side_b = {world.id("R1")}});
+  });
+  world.crash_at(100, "R1", FaultKind::crash);
+  world.restart_at(200, "R1");
+  auto info = world.send_at(2500, "R1", make_command("INFO", "replication"));
+  world.crash_at(3000, "M", FaultKind::crash);
+  world.run_until(6000);
+  const std::string text = reply_of(info).text;
+  EXPECT_NE(text.find("master_link_down_since_seconds:-1\r\n"), std::string::npos) << text;
+  EXPECT_TRUE(world.node("R1").is_master());
+  EXPECT_FALSE(world.node("R2").is_master());
 }
 
 // Item 12: ODOWN needs `quorum` sentinels, and the leader needs a majority of all sentinels:

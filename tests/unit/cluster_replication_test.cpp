@@ -119,6 +119,28 @@ TEST(ClusterReplication, MinReplicasRefusesWritesOfIsolatedMaster) {
   EXPECT_TRUE(reply_of(healed).is_ok());
 }
 
+// A cut that began before the run counts for min-replicas-to-write as the same cut at zero that
+// began then: the replica's last ACK was at -5500 ms, in Redis's whole seconds -6, so with
+// max-lag 10 the master refuses writes from 5000 ms (a second earlier than truncating -5.5 s
+// toward zero would say) and accepts at 4900 ms.
+TEST(ClusterReplication, MinReplicasCountsACutBeforeTheRunFromItsStart) {
+  std::vector<NodeSpec> nodes = pair_with_replica();
+  nodes[0].min_replicas_to_write = 1;
+  nodes[0].min_replicas_max_lag_s = 10;
+  ClusterWorld world(nodes);
+  world.cluster.set_cut_before_run(world.id("R"),
+                                   LinkCutBeforeRun{.from_master = Instant::from_ms(-5'500),
+                                                    .to_master = Instant::from_ms(-5'500)});
+  world.at(0, [&] {
+    world.simulator.network().add_partition({.side_a = {world.id("M")}, .side_b = {world.id("R")}});
+  });
+  auto before = world.send_at(4'900, "M", make_command("SET", "a", "1"));
+  auto after = world.send_at(5'000, "M", make_command("SET", "b", "1"));
+  world.run_until(6'000);
+  EXPECT_TRUE(reply_of(before).is_ok()) << reply_of(before).text;
+  EXPECT_EQ(reply_of(after), Reply::error("NOREPLICAS Not enough good replicas to write."));
+}
+
 // A partition that drops stream messages leaves a gap; the replica notices it at the next
 // heartbeat and continues from the master's backlog (a partial resync, no full one).
 TEST(ClusterReplication, DroppedStreamIsRepairedByPartialResync) {

@@ -315,10 +315,22 @@ TEST(Explore, ACutBeforeTheRunShrinksValidly) {
   for (const Scenario& r : reductions_of(s)) {
     EXPECT_NO_THROW(parse_scenario_text(write_scenario(r), "reduction")) << write_scenario(r);
     for (const FaultSpec& f : r.faults) {
-      if (f.kind == FaultKind::partition && f.at_ms == -30'000) moved_toward_the_run = true;
+      if (f.kind == FaultKind::partition && f.at_ms == -60'000) moved_toward_the_run = true;
     }
   }
   EXPECT_TRUE(moved_toward_the_run);
+  // A heal of it at 1 ms is not moved to 0 ms, which the parser refuses (the cut must last
+  // into the run).
+  Scenario healed = s;
+  healed.faults.front().until_ms.reset();
+  FaultSpec heal;
+  heal.kind = FaultKind::heal;
+  heal.name = healed.faults.front().name;
+  heal.at_ms = 1;
+  healed.faults.insert(healed.faults.begin() + 1, heal);
+  ASSERT_NO_THROW(parse_scenario_text(write_scenario(healed), "healed"));
+  for (const Scenario& r : reductions_of(healed))
+    EXPECT_NO_THROW(parse_scenario_text(write_scenario(r), "reduction")) << write_scenario(r);
   ExploreBounds bounds;
   bounds.on_numerator = 1;
   bounds.on_denominator = 1;

@@ -203,23 +203,54 @@ TEST(Runner, JudgeMatchesAnExpectedOverlapWithinItsTolerance) {
 }
 
 // A cut that began before the run (S15 variant b, F13): R2, the preferred replica, has been cut
-// off from M since -60000 ms, so Sentinel finds it ineligible and promotes R1, which has A's key:
+// off from M since -120000 ms, so its link has been down since -60000 ms (the cut's start plus
+// repl-timeout), Sentinel finds it ineligible and promotes R1, which has A's key:
 // MX holds. The same file with the cut beginning at 0 promotes R2 (it still reads as connected)
 // and B's grant overlaps A's. The story tells the cut at 0 ms and says since when.
 TEST(Runner, ACutThatBeganBeforeTheRunMakesTheReplicaIneligible) {
   const Scenario before = parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) +
                                               "/scenarios/stale-replica-not-promoted.json");
-  ASSERT_EQ(before.faults.front().at_ms, -60'000);
+  ASSERT_EQ(before.faults.front().at_ms, -120'000);
   const ScenarioResult backdated = run_scenario(before, registry_factory());
   EXPECT_EQ(backdated.mutual_exclusion, Verdict::holds);
   const auto line = std::find_if(backdated.story.begin(), backdated.story.end(),
                                  [](const StoryEvent& e) { return e.kind == "fault"; });
   ASSERT_NE(line, backdated.story.end());
   EXPECT_EQ(line->at, Instant::zero());
-  EXPECT_EQ(line->text, "is cut off from M since -60000 ms");
+  EXPECT_EQ(line->text, "is cut off from M since -120000 ms");
   Scenario at_zero = before;
   at_zero.faults.front().at_ms = 0;
   EXPECT_EQ(run_scenario(at_zero, registry_factory()).mutual_exclusion, Verdict::violated);
+}
+
+// A cut that began 1 ms before the run is the same silent cut as one at 0: at 3000 ms the
+// replica and its master print the same INFO (the replica still up, the master still listing it;
+// the shrinker halving -1 to 0 crosses no jump). A cut 1 ms before the run that repl-timeout
+// could not yet reveal is no different from one that did not begin yet.
+TEST(Runner, ACutOneMillisecondBeforeTheRunReadsAsACutAtZero) {
+  const auto text = [](int64_t at_ms) {
+    return R"({"name": "cut-minus-one", "nodes": [{"name": "M"},
+      {"name": "R", "role": "replica", "replica_of": "M"}],
+      "network": {"delay": {"kind": "fixed", "ms": 1}},
+      "clients": [{"name": "C", "profile": "single-instance", "nodes": ["M"], "steps": [
+        {"do": "command", "at_ms": 3000, "node": "R", "args": ["INFO", "replication"]},
+        {"do": "command", "at_ms": 3010, "node": "M", "args": ["INFO", "replication"]}]}],
+      "faults": [{"kind": "partition", "at_ms": )" +
+           std::to_string(at_ms) + R"(, "sides": [["M"], ["R"]]}],
+      "limits": {"duration_ms": 4000}})";
+  };
+  const auto replies = [&](int64_t at_ms) {
+    const Scenario scenario = parse_scenario_text(text(at_ms), "cut.json");
+    std::vector<std::string> out;
+    for (const CommandReplyRecord& reply : run_scenario(scenario, registry_factory()).replies)
+      out.push_back(reply.reply);
+    return out;
+  };
+  const std::vector<std::string> before = replies(-1);
+  ASSERT_EQ(before.size(), 2u);
+  EXPECT_NE(before[0].find("master_link_status:up"), std::string::npos) << before[0];
+  EXPECT_NE(before[1].find("connected_slaves:1"), std::string::npos) << before[1];
+  EXPECT_EQ(before, replies(0));
 }
 
 }  // namespace

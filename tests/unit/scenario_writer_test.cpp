@@ -29,14 +29,14 @@ TEST(ScenarioWriter, RoundTripsEveryScenarioFile) {
 }
 
 // A partition that began before the run keeps its negative start through the writer, and the
-// written file runs to the same trace (stale-replica-not-promoted's cut since -60000 ms).
+// written file runs to the same trace (stale-replica-not-promoted's cut since -120000 ms).
 TEST(ScenarioWriter, KeepsACutThatBeganBeforeTheRun) {
   const Scenario original = parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) +
                                                 "/scenarios/stale-replica-not-promoted.json");
   const std::string written = write_scenario(original);
-  EXPECT_NE(written.find("\"at_ms\": -60000"), std::string::npos) << written;
+  EXPECT_NE(written.find("\"at_ms\": -120000"), std::string::npos) << written;
   const Scenario reparsed = parse_scenario_text(written, "written");
-  EXPECT_EQ(reparsed.faults.front().at_ms, -60'000);
+  EXPECT_EQ(reparsed.faults.front().at_ms, -120'000);
   EXPECT_EQ(run_scenario(reparsed, testing::registry_factory()).trace_digest,
             run_scenario(original, testing::registry_factory()).trace_digest);
 }
