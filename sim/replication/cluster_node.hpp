@@ -195,8 +195,8 @@ class ClusterNode : public RedisNode {
   Instant link_down_since_;  // monotonic
   Instant last_master_io_;   // monotonic
   // Whether link_down_since_ holds a time (Redis's repl_down_since != 0): not until the link
-  // has been up since this process started (INFO prints master_link_down_since_seconds:-1),
-  // or, as the model has always had it, since a REPLICAOF made this node a replica.
+  // has been up since this process started (INFO prints master_link_down_since_seconds:-1);
+  // a REPLICAOF sets it only when it drops a link that was up (follow).
   bool down_since_known_ = false;
   bool applying_stream_ = false;
 

@@ -112,11 +112,17 @@ void ClusterNode::follow(ProcessId master) {
   // A former master keeps its own id and offset as its cached master, so it can continue
   // partially if its history is a prefix of the new master's; else it resyncs fully and loses
   // what only it had ("last failover wins").
+  // Redis 7.0.15, checked: a replica whose link was up counts master_link_down_since from the
+  // REPLICAOF (dropping the old master's link sets repl_down_since); a master made a replica,
+  // or a replica whose link was already down, keeps what it had: -1 if its link has not been up
+  // since it started.
+  if (master_ && link_ == Link::up) {
+    link_down_since_ = monotonic_now();
+    down_since_known_ = true;
+  }
   master_ = master;
   engine().set_replica(true);
   link_ = Link::down;
-  link_down_since_ = monotonic_now();
-  down_since_known_ = true;
   send_psync();
 }
 

@@ -301,6 +301,26 @@ TEST(ClusterFailover, ReplicaRestartedWhileCutOffReadsMinusOne) {
   EXPECT_FALSE(world.node("R2").is_master());
 }
 
+// Checked against redis-server 7.0.15: a master made a replica by REPLICAOF of a master it cannot
+// reach reads master_link_down_since_seconds:-1 (its link has not been up since it started), while
+// a replica whose link was up counts from the REPLICAOF that dropped it.
+TEST(ClusterFailover, ReplicaofOnAMasterReadsMinusOneOnAConnectedReplicaCountsFromIt) {
+  ClusterWorld world({master_spec("M"), replica_spec("R", "M"), master_spec("X")});
+  world.at(0, [&] {
+    world.simulator.network().add_partition(
+        {.side_a = {world.id("X")}, .side_b = {world.id("M"), world.id("R")}});
+  });
+  world.send_at(1000, "X", make_command("REPLICAOF", "M", "6379"));
+  world.send_at(1000, "R", make_command("REPLICAOF", "X", "6379"));
+  auto x_info = world.send_at(4000, "X", make_command("INFO", "replication"));
+  auto r_info = world.send_at(4000, "R", make_command("INFO", "replication"));
+  world.run_until(5000);
+  const std::string x = reply_of(x_info).text;
+  const std::string r = reply_of(r_info).text;
+  EXPECT_NE(x.find("master_link_down_since_seconds:-1\r\n"), std::string::npos) << x;
+  EXPECT_NE(r.find("master_link_down_since_seconds:3\r\n"), std::string::npos) << r;
+}
+
 // Item 12: ODOWN needs `quorum` sentinels, and the leader needs a majority of all sentinels:
 // with only two of five sentinels alive (quorum 2) the master is ODOWN but nobody is elected.
 TEST(ClusterFailover, OdownNeedsQuorumAndFailoverNeedsMajority) {
