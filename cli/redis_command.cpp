@@ -149,6 +149,16 @@ int run_lines(Session& session, const Interaction& interaction) {
     }
     if (arguments->empty()) continue;
     Reply reply = session.node.execute(*arguments);
+    if (session.node.engine().take_shutdown_request()) {
+      // The node stops without a reply; redis-cli prints nothing for it, then cannot connect
+      // for any later line. The session ends here, successfully, as redis-cli's exit status is.
+      std::fflush(stdout);
+      std::fprintf(stderr,
+                   "redlock-sim: redis: line %zu: the node shut down (SHUTDOWN, nothing saved); "
+                   "the session ends\n",
+                   line_number);
+      return exit_ok;
+    }
     const ScriptRun& script = session.node.engine().last_script_run();
     if (script.capped) {
       // Real Redis would run it until a SCRIPT KILL (or SHUTDOWN NOSAVE once it has written),
@@ -166,7 +176,7 @@ int run_lines(Session& session, const Interaction& interaction) {
           static_cast<long long>(
               session.node.engine().script_duration(options.script_instructions_max).ms_floor()),
           static_cast<unsigned long long>(options.script_instructions_per_ms),
-          static_cast<long long>(options.busy_reply_threshold_ms),
+          static_cast<long long>(session.node.engine().config().busy_reply_threshold_ms),
           script.wrote_at != ScriptRun::never
               ? "SHUTDOWN NOSAVE (it has written: SCRIPT KILL gets UNKILLABLE)"
               : "SCRIPT KILL or SHUTDOWN NOSAVE");

@@ -28,9 +28,15 @@ void RedisNode::on_message(Message& message) {
 
 void RedisNode::serve_request(Message& message) {
   engine_.take_block_request();
+  engine_.take_shutdown_request();
   serving_request_ = true;
   Reply reply = handle(message);
   serving_request_ = false;
+  if (engine_.take_shutdown_request()) {
+    // SHUTDOWN: the server stops without a reply and without saving (the crash path).
+    simulator().crash(id());
+    return;
+  }
   if (busy_pending_) {
     busy_pending_ = false;
     start_busy(message, std::move(reply));

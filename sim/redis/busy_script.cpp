@@ -28,7 +28,7 @@ void RedisNode::start_busy(const Message& request, Reply reply) {
                   .wrote_at = run.wrote_at,
                   .capped = run.capped};
   busy_effects_.clear();
-  const Duration threshold = Duration::from_ms(engine_.options().busy_reply_threshold_ms);
+  const Duration threshold = Duration::from_ms(engine_.config().busy_reply_threshold_ms);
   busy.timer = start_timer(ClockKind::monotonic, busy.started + threshold, busy_timed_out_tag);
   busy_ = std::move(busy);
 }
@@ -79,7 +79,7 @@ void RedisNode::on_busy_timer(uint64_t tag) {
   std::deque<Message> held = std::move(busy_->held);
   busy_->held.clear();
   const Connection caller{busy_->request.from, busy_->request.from_incarnation};
-  while (!held.empty()) {
+  while (!held.empty() && status() != ProcessStatus::crashed) {
     Message message = std::move(held.front());
     held.pop_front();
     const Connection connection{message.from, message.from_incarnation};
@@ -94,6 +94,12 @@ void RedisNode::on_busy_timer(uint64_t tag) {
 }
 
 void RedisNode::answer_while_busy(Message& message) {
+  if (RedisEngine::is_shutdown(message.command) &&
+      !RedisEngine::shutdown_refusal(message.command, true)) {
+    // SHUTDOWN NOSAVE ends the script with the process; nobody gets a reply.
+    simulator().crash(id());
+    return;
+  }
   if (!RedisEngine::is_script_kill(message.command)) {
     if (message.request_id != 0) reply_to(message, engine_.busy_reply(message.command));
     return;
@@ -127,10 +133,15 @@ void RedisNode::end_busy(std::optional<Reply> killed_reply) {
   flush_effects();
   // What waited for the script, in arrival order, then the timers that fell due meanwhile (a
   // request may start another busy script: what follows then waits for that one).
-  for (Message& message : busy.held)
+  // (A SHUTDOWN among them stops the process: nothing after it is served.)
+  for (Message& message : busy.held) {
+    if (status() == ProcessStatus::crashed) return;
     on_message(message);
-  for (const uint64_t tag : busy.held_timers)
+  }
+  for (const uint64_t tag : busy.held_timers) {
+    if (status() == ProcessStatus::crashed) return;
     on_timer(tag);
+  }
 }
 
 }  // namespace redlock_sim

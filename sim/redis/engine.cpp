@@ -66,6 +66,7 @@ const E::CommandSpec command_table[] = {
     {"set", -3, command_write, &E::cmd_set},
     {"setex", 4, command_write, &E::cmd_setex},
     {"setnx", 3, command_write, &E::cmd_setnx},
+    {"shutdown", -1, command_noscript, &E::cmd_shutdown},
     {"time", 1, 0, &E::cmd_time},
     {"ttl", 2, 0, &E::cmd_ttl},
     {"type", 2, 0, &E::cmd_type},
@@ -154,6 +155,8 @@ const char* RedisEngine::replica_readonly_error() {
 
 RedisEngine::RedisEngine(EngineOptions options)
     : options_(std::move(options)), scripts_(std::make_unique<ScriptRunner>(*this)) {
+  // The option is the starting value; CONFIG SET busy-reply-threshold changes it.
+  config_.busy_reply_threshold_ms = options_.busy_reply_threshold_ms;
   // A fixed replication id: the real one is random, the model's must be reproducible.
   replication_id_ = sha1_hex("redlock-sim replication id");
 }
@@ -170,7 +173,7 @@ Reply RedisEngine::execute(const Command& command, const ExecutionContext& conte
 
 uint64_t RedisEngine::busy_instructions() const {
   const auto threshold_ms =
-      static_cast<uint64_t>(std::max<int64_t>(0, options_.busy_reply_threshold_ms));
+      static_cast<uint64_t>(std::max<int64_t>(0, config_.busy_reply_threshold_ms));
   const unsigned __int128 product =
       static_cast<unsigned __int128>(threshold_ms) * options_.script_instructions_per_ms;
   return product > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(product);
@@ -192,6 +195,50 @@ Reply RedisEngine::kill_script(uint64_t instructions, std::vector<Propagated>& p
 bool RedisEngine::is_script_kill(const Command& command) {
   return command.size() == 2 && equals_ignore_case(command[0], "script") &&
          equals_ignore_case(command[1], "kill");
+}
+
+namespace {
+const char* const busy_text =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+}  // namespace
+
+std::optional<Reply> RedisEngine::shutdown_refusal(const Command& command, bool busy) {
+  bool nosave = false, save = false, now_or_force = false, abort = false;
+  for (std::size_t i = 1; i < command.size(); ++i) {
+    if (equals_ignore_case(command[i], "nosave")) {
+      nosave = true;
+    } else if (equals_ignore_case(command[i], "save")) {
+      save = true;
+    } else if (equals_ignore_case(command[i], "now") || equals_ignore_case(command[i], "force")) {
+      now_or_force = true;
+    } else if (equals_ignore_case(command[i], "abort")) {
+      abort = true;
+    } else {
+      return Reply::error("ERR syntax error");
+    }
+  }
+  if ((abort && (nosave || save || now_or_force)) || (nosave && save)) {
+    return Reply::error("ERR syntax error");
+  }
+  // The model never has a shutdown in progress (it stops at once: no replica wait).
+  if (abort) return Reply::error("ERR No shutdown in progress.");
+  if (busy && !nosave) return Reply::error(busy_text);
+  return std::nullopt;
+}
+
+bool RedisEngine::is_shutdown(const Command& command) {
+  return !command.empty() && equals_ignore_case(command[0], "shutdown");
+}
+
+bool RedisEngine::take_shutdown_request() {
+  return std::exchange(shutdown_requested_, false);
+}
+
+Reply RedisEngine::cmd_shutdown(Call& call) {
+  if (std::optional<Reply> refusal = shutdown_refusal(call.argv, false)) return *refusal;
+  // The server stops without a reply: the node (or the CLI) takes the request and stops.
+  shutdown_requested_ = true;
+  return Reply::ok();
 }
 
 Reply RedisEngine::busy_reply(const Command& command) const {
@@ -224,8 +271,11 @@ Reply RedisEngine::busy_reply(const Command& command) const {
   if (options_.replica && (spec->flags & command_write) != 0) {
     return Reply::error(replica_readonly_error());
   }
-  return Reply::error(
-      "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+  if (equals_ignore_case(spec->name, "shutdown")) {
+    // SHUTDOWN is allowed while busy (CMD_ALLOW_BUSY): its own errors, BUSY without NOSAVE.
+    if (std::optional<Reply> refusal = shutdown_refusal(command, true)) return *refusal;
+  }
+  return Reply::error(busy_text);
 }
 
 Reply RedisEngine::dispatch(Call& call) {

@@ -108,6 +108,8 @@ struct EngineConfig {
   bool appendonly = false;
   std::string appendfsync = "everysec";
   std::string save;
+  // busy-reply-threshold (alias lua-time-limit); starts at EngineOptions::busy_reply_threshold_ms.
+  int64_t busy_reply_threshold_ms = 5000;
 };
 
 // A BLPOP that found every key empty and may block (not in a script): the node parks the client
@@ -177,6 +179,12 @@ class RedisEngine {
   // command, arity and a replica's READONLY come first, then BUSY); SCRIPT KILL is the caller's.
   Reply busy_reply(const Command& command) const;
   static bool is_script_kill(const Command& command);
+  // SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT] as 7.0's shutdownCommand reads it: the error
+  // to answer, or nullopt when the server stops (while a script is busy, only with NOSAVE).
+  static std::optional<Reply> shutdown_refusal(const Command& command, bool busy);
+  static bool is_shutdown(const Command& command);
+  // The command just executed was a SHUTDOWN that stops the server; taken by the caller, once.
+  bool take_shutdown_request();
 
   // Internal: one command being executed (public so the scripting module can drive it).
   struct Call;
@@ -248,6 +256,7 @@ class RedisEngine {
   Reply cmd_role(Call& call);
   Reply cmd_info(Call& call);
   Reply cmd_config(Call& call);
+  Reply cmd_shutdown(Call& call);
   Reply cmd_eval(Call& call);
   Reply cmd_evalsha(Call& call);
   Reply cmd_script(Call& call);
@@ -281,6 +290,7 @@ class RedisEngine {
   std::unique_ptr<ScriptRunner> scripts_;
   std::optional<BlockRequest> block_request_;
   std::vector<std::string> ready_keys_;
+  bool shutdown_requested_ = false;
 };
 
 // Flags of CommandSpec.

@@ -28,8 +28,13 @@ const Parameter parameters[] = {
     {"active-expire-effort", ParameterKind::integer, 1, 10, nullptr},
     {"appendfsync", ParameterKind::enumeration, 0, 0, "everysec, always, no"},
     {"appendonly", ParameterKind::boolean, 0, 0, nullptr},
+    {"busy-reply-threshold", ParameterKind::integer, 0, std::numeric_limits<int64_t>::max(),
+     nullptr},
     {"hz", ParameterKind::integer, 0, int_max, nullptr},
     {"lazyfree-lazy-expire", ParameterKind::boolean, 0, 0, nullptr},
+    // 7.0's alias of busy-reply-threshold: its own entry (CONFIG GET * lists both, and CONFIG SET
+    // of both in one call is no duplicate: the later one wins).
+    {"lua-time-limit", ParameterKind::integer, 0, std::numeric_limits<int64_t>::max(), nullptr},
     {"maxmemory", ParameterKind::integer, 0, std::numeric_limits<int64_t>::max(), nullptr},
     {"maxmemory-policy", ParameterKind::enumeration, 0, 0,
      "volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, "
@@ -80,6 +85,9 @@ std::string read_parameter(const EngineConfig& config, std::string_view name) {
   if (name == "active-expire-effort") return format_int64(config.active_expire_effort);
   if (name == "appendfsync") return config.appendfsync;
   if (name == "appendonly") return yes_no(config.appendonly);
+  if (name == "busy-reply-threshold" || name == "lua-time-limit") {
+    return format_int64(config.busy_reply_threshold_ms);
+  }
   if (name == "hz") return format_int64(config.hz);
   if (name == "lazyfree-lazy-expire") return yes_no(config.lazyfree_lazy_expire);
   if (name == "maxmemory") return format_int64(config.maxmemory);
@@ -95,6 +103,9 @@ void write_parameter(EngineConfig& config, std::string_view name, const std::str
   if (name == "active-expire-effort") config.active_expire_effort = number;
   if (name == "appendfsync") config.appendfsync = to_lower(value);
   if (name == "appendonly") config.appendonly = equals_ignore_case(value, "yes");
+  if (name == "busy-reply-threshold" || name == "lua-time-limit") {
+    config.busy_reply_threshold_ms = number;
+  }
   // Redis clamps the effective hz to [1, 500] and reports the clamped value.
   if (name == "hz") config.hz = std::clamp<int64_t>(number, 1, 500);
   if (name == "lazyfree-lazy-expire")

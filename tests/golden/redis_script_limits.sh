@@ -34,5 +34,18 @@ check "loop after a write" 1 "" \
 # 60 000 000 instructions: 6 s of virtual time, past lua-time-limit; the reply, then TIME 6 s on.
 check "busy script that ends" 0 $'(integer) 30000000\n1) "1767225606"\n2) "0"' '^$' \
   $'EVAL "local n = 0 for i = 1, 30000000 do n = n + 1 end return n" 0\nTIME\n'
-[[ $failures -eq 0 ]] && echo "5 scripts past lua-time-limit: reported as expected"
+# CONFIG SET lua-time-limit (busy-reply-threshold) is the threshold the session uses: 15 000 000
+# instructions (1.5 s) are busy past 1000 ms and take their time (5000 ms: they would take none).
+check "lowered threshold" 0 $'OK\n(integer) 7500000\n1) "1767225601"\n2) "500000"' '^$' \
+  $'CONFIG SET lua-time-limit 1000\nEVAL "local n = 0 for i = 1, 7500000 do n = n + 1 end return n" 0\nTIME\n'
+check "limit names the set threshold" 1 "OK" "lua-time-limit \(1000 ms\)" \
+  $'CONFIG SET busy-reply-threshold 1000\nEVAL "while true do end" 0\n'
+# SHUTDOWN stops the node: redis-cli prints nothing for it and cannot connect for later lines;
+# the session ends there with exit 0, as redis-cli's does.
+check "shutdown nosave" 0 "PONG" \
+  "^redlock-sim: redis: line 2: the node shut down \(SHUTDOWN, nothing saved\); the session ends$" \
+  $'PING\nSHUTDOWN NOSAVE\nPING\n'
+check "shutdown syntax error goes on" 0 $'(error) ERR syntax error\nPONG' '^$' \
+  $'SHUTDOWN NOSAVE SAVE\nPING\n'
+[[ $failures -eq 0 ]] && echo "9 scripts past lua-time-limit or SHUTDOWNs: reported as expected"
 [[ $failures -eq 0 ]]

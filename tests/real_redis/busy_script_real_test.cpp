@@ -169,3 +169,71 @@ TEST(BusyScriptReal, RepliesMatchARealServer) {
 
 }  // namespace
 }  // namespace redlock_sim
+
+namespace redlock_sim {
+namespace {
+
+// What B sends while A's writing script is busy: SHUTDOWN without NOSAVE is refused BUSY (7.0's
+// shutdownCommand), its own errors come first, and SHUTDOWN NOSAVE stops the server.
+const std::vector<Command> shutdown_while_busy = {
+    make_command("SHUTDOWN"),          make_command("SHUTDOWN", "SAVE"),
+    make_command("SHUTDOWN", "NOW"),   make_command("SHUTDOWN", "ABORT"),
+    make_command("SHUTDOWN", "FOO"),   make_command("SHUTDOWN", "NOSAVE", "SAVE"),
+    make_command("SCRIPT", "KILL"),    make_command("CONFIG", "SET", "lua-time-limit", "9"),
+    make_command("SHUTDOWN", "NOSAVE")};
+
+// On a real server: the threshold lowered through the alias, then the story above.
+std::vector<std::string> real_shutdown_story(int port) {
+  std::vector<std::string> seen;
+  Connection a(port), b(port);
+  seen.push_back(b.call(make_command("CONFIG", "SET", "lua-time-limit", "200")));
+  a.append(make_command("EVAL", writing_script, "0"));
+  redisBufferWrite(a.context, nullptr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  for (const Command& command : shutdown_while_busy)
+    seen.push_back(b.call(command));
+  seen.push_back(a.read());
+  return seen;
+}
+
+// On the model, with the default threshold (5000 ms) until B's CONFIG SET lowers it.
+std::vector<std::string> model_shutdown_story(RunStop& stop, bool& node_crashed) {
+  Simulator simulator(1);
+  RedisNode& node = simulator.add_process<RedisNode>("redis", EngineOptions{});
+  TaskProcess& a = simulator.add_process<TaskProcess>("A");
+  TaskProcess& b = simulator.add_process<TaskProcess>("B");
+  a.set_endpoints({node.id()});
+  b.set_endpoints({node.id()});
+  std::vector<std::string> seen(shutdown_while_busy.size() + 2);
+  b.spawn(call_at(b, Duration::zero(), make_command("CONFIG", "SET", "lua-time-limit", "200"),
+                  seen[0]));
+  a.spawn(call_at(a, Duration::from_ms(1), make_command("EVAL", writing_script, "0"), seen.back()));
+  for (std::size_t i = 0; i < shutdown_while_busy.size(); ++i) {
+    b.spawn(call_at(b, Duration::from_ms(400 + 3 * static_cast<int64_t>(i)), shutdown_while_busy[i],
+                    seen[i + 1]));
+  }
+  stop = simulator.run().stop;
+  node_crashed = node.status() == ProcessStatus::crashed;
+  return seen;
+}
+
+TEST(BusyScriptReal, ShutdownWhileBusyMatchesARealServer) {
+  testing::RedisServer server;
+  ASSERT_TRUE(server.start()) << server.error();
+  const std::vector<std::string> real = real_shutdown_story(server.port());
+  RunStop stop = RunStop::idle;
+  bool node_crashed = false;
+  const std::vector<std::string> model = model_shutdown_story(stop, node_crashed);
+  EXPECT_EQ(model, real);
+  EXPECT_NE(stop, RunStop::script_limit);  // SHUTDOWN NOSAVE ended the script
+  EXPECT_TRUE(node_crashed);
+  ASSERT_EQ(real.size(), shutdown_while_busy.size() + 2);
+  EXPECT_EQ(real[1],
+            "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
+            "NOSAVE.");
+  EXPECT_EQ(real[4], "-ERR No shutdown in progress.");
+  EXPECT_EQ(real.back(), "no reply");  // the caller's connection closed with the server
+}
+
+}  // namespace
+}  // namespace redlock_sim

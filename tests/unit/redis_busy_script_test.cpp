@@ -166,3 +166,70 @@ TEST(RedisBusyScript, KilledScriptRunsAgainFromItsStart) {
 
 }  // namespace
 }  // namespace redlock_sim
+
+namespace redlock_sim {
+namespace {
+
+// CONFIG SET busy-reply-threshold is the threshold the node times scripts by: lowered to 1 s,
+// a request at 1.5 s gets BUSY at once (at 5 s it would have waited), and lua-time-limit, its
+// alias, reads the same value.
+TEST(RedisBusyScript, ConfigSetBusyReplyThresholdMovesTheBusyMark) {
+  World world;
+  Seen set, alias, script, early;
+  const std::string body = "local n = 0 for i = 1, 400000 do n = n + 1 end return n";
+  world.b.spawn(request_at(world.b, Duration::zero(),
+                           make_command("CONFIG", "SET", "busy-reply-threshold", "1000"), set));
+  world.b.spawn(request_at(world.b, Duration::from_ms(1),
+                           make_command("CONFIG", "GET", "lua-time-limit"), alias));
+  world.a.spawn(
+      request_at(world.a, Duration::from_ms(10), make_command("EVAL", body, "0"), script));
+  world.b.spawn(request_at(world.b, Duration::from_ms(1500), make_command("GET", "k"), early));
+  world.simulator.run();
+  EXPECT_EQ(set.outcome.reply, Reply::ok());
+  EXPECT_EQ(alias.outcome.reply,
+            Reply::array({Reply::bulk("lua-time-limit"), Reply::bulk("1000")}));
+  EXPECT_EQ(early.outcome.reply, Reply::error(busy_text));
+  EXPECT_EQ(early.at, Instant::from_ms(1502));
+  EXPECT_EQ(world.node.engine().config().busy_reply_threshold_ms, 1000);
+}
+
+// SHUTDOWN stops the node without a reply, as the crash path does: the data is gone after a
+// restart (nothing saved) and later requests get none either.
+TEST(RedisBusyScript, ShutdownStopsTheNodeWithoutAReply) {
+  World world;
+  Seen set, shutdown, ping;
+  world.a.spawn(request_at(world.a, Duration::zero(), make_command("SET", "k", "v"), set));
+  world.a.spawn(
+      request_at(world.a, Duration::from_ms(10), make_command("SHUTDOWN", "NOSAVE"), shutdown));
+  world.b.spawn(request_at(world.b, Duration::from_ms(20), make_command("PING"), ping));
+  world.simulator.run();
+  EXPECT_EQ(set.outcome.reply, Reply::ok());
+  EXPECT_EQ(shutdown.outcome.kind, OutcomeKind::unknown);
+  EXPECT_EQ(ping.outcome.kind, OutcomeKind::unknown);
+  EXPECT_EQ(world.node.status(), ProcessStatus::crashed);
+  EXPECT_EQ(world.node.engine().key_count(), 0u);
+}
+
+// While a script that wrote is busy, SHUTDOWN without NOSAVE gets BUSY and SHUTDOWN NOSAVE stops
+// the node: the script ends with it (no script_limit stop), and nobody, caller included, gets
+// an answer after it.
+TEST(RedisBusyScript, ShutdownNosaveEndsABusyScript) {
+  World world;
+  Seen script, plain, nosave, own;
+  const std::string body = "redis.call('set', 'k', 'v') while true do end";
+  world.a.spawn(request_at(world.a, Duration::zero(), make_command("EVAL", body, "0"), script));
+  world.a.spawn(request_at(world.a, Duration::from_ms(10), make_command("PING"), own));
+  world.b.spawn(request_at(world.b, Duration::from_s(6), make_command("SHUTDOWN"), plain));
+  world.b.spawn(
+      request_at(world.b, Duration::from_s(7), make_command("SHUTDOWN", "NOSAVE"), nosave));
+  const RunResult run = world.simulator.run();
+  EXPECT_EQ(plain.outcome.reply, Reply::error(busy_text));
+  EXPECT_EQ(nosave.outcome.kind, OutcomeKind::unknown);
+  EXPECT_EQ(script.outcome.kind, OutcomeKind::unknown);
+  EXPECT_EQ(own.outcome.kind, OutcomeKind::unknown);
+  EXPECT_NE(run.stop, RunStop::script_limit);
+  EXPECT_EQ(world.node.status(), ProcessStatus::crashed);
+}
+
+}  // namespace
+}  // namespace redlock_sim
