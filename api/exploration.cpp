@@ -162,7 +162,7 @@ bool write_counterexample(Scenario& scenario, const std::string& dir, const std:
   const ScenarioResult pictured =
       run_scenario(scenario, factory, RunOptions{.message_log_max = 200'000});
   written = written && write_text(std::filesystem::path(dir) / (stem + ".html"),
-                                  html_report(pictured, scenario, {.program = program}));
+                                  html_report(pictured, {.program = program}));
   return written;
 }
 

@@ -40,8 +40,8 @@ int run_compare(const std::vector<std::string>& arguments) {
   if (values.count("seed")) run_options.seed = values["seed"].as<uint64_t>();
   const ScenarioResult a = run_scenario(*scenarios[0], registry_lock_factory(), run_options);
   const ScenarioResult b = run_scenario(*scenarios[1], registry_lock_factory(), run_options);
-  const CompareSide side_a{&a, &*scenarios[0], files[0]};
-  const CompareSide side_b{&b, &*scenarios[1], files[1]};
+  const CompareSide side_a{&a, files[0]};
+  const CompareSide side_b{&b, files[1]};
   if (values.count("html") &&
       !write_file(values["html"].as<std::string>(), compare_html(side_a, side_b, program_name()))) {
     std::fprintf(stderr, "redlock-sim: compare: cannot write %s\n",

@@ -127,9 +127,8 @@ int run_real_command(const std::vector<std::string>& arguments) {
       return exit_bad_input;
     }
   }
-  if (values.count("html") &&
-      !write_file(values["html"].as<std::string>(),
-                  html_report(result, scenario, {.program = program_name()}))) {
+  if (values.count("html") && !write_file(values["html"].as<std::string>(),
+                                          html_report(result, {.program = program_name()}))) {
     std::fprintf(stderr, "redlock-sim: cannot write %s\n",
                  values["html"].as<std::string>().c_str());
     return exit_bad_input;

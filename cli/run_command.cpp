@@ -65,8 +65,7 @@ int run_run(const std::vector<std::string>& arguments) {
     std::fprintf(stderr, "redlock-sim: cannot write %s\n", path.c_str());
     return false;
   };
-  if (!write_report("html",
-                    [&] { return html_report(result, scenario, {.program = program_name()}); }))
+  if (!write_report("html", [&] { return html_report(result, {.program = program_name()}); }))
     return exit_bad_input;
   if (values.count("trace")) {  // streamed: the export is never held whole in memory
     const std::string path = values["trace"].as<std::string>();

@@ -120,7 +120,7 @@ void handle_run(const httplib::Request& request, httplib::Response& response) {
                         {"expectations_met", result.expectations_met},
                         {"warnings", warnings},
                         {"summary", summary_text(result, scenario.description, command)},
-                        {"report", html_report(result, scenario, {.program = program_name()})}});
+                        {"report", html_report(result, {.program = program_name()})}});
 }
 
 void handle_sweep(const httplib::Request& request, httplib::Response& response) {

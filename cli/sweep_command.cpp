@@ -79,8 +79,7 @@ bool write_point_reports(const SweepSetup& setup, SweepResult& result,
       RunOptions options{.seed = setup.seed, .message_log_max = 200'000};
       const ScenarioResult run = run_scenario(*at.scenario, setup.factory, options);
       const std::string stem = point_file_stem(points[i]->values);
-      if (!write_file(folder / (stem + ".html"),
-                      html_report(run, *at.scenario, {.program = program_name()})) ||
+      if (!write_file(folder / (stem + ".html"), html_report(run, {.program = program_name()})) ||
           !write_file(folder / (stem + ".json"), at.text)) {
         ok = false;
       }

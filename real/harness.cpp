@@ -233,7 +233,7 @@ class RealWorld {
   int64_t real_time_of_ms(int64_t ms) const { return t0_ns_ + ms * 1'000'000; }
   ProcessId id_of(const std::string& name) const { return ids_.at(name); }
   std::vector<ProcessId> ids_of(const std::vector<std::string>& names) const;
-  void tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id = 0);
+  void tell(ProcessId process, StoryKind kind, std::string text, uint64_t grant_id = 0);
   // Logs a typed event now and tells its story line (the simulator's rendering of it).
   void record(RunEvent event);
   void record_fault(ProcessId process, const FaultSpec& fault) {
@@ -353,14 +353,14 @@ std::vector<ProcessId> RealWorld::ids_of(const std::vector<std::string>& names) 
   return out;
 }
 
-void RealWorld::tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id) {
+void RealWorld::tell(ProcessId process, StoryKind kind, std::string text, uint64_t grant_id) {
   const Instant at = t0_ns_ == 0 ? Instant::zero() : true_now();
   const ProcessClock& clock = clocks_.at(process);
   story_.push_back(StoryEvent{.at = at,
                               .process = process,
                               .wall = clock.wall_at(at),
                               .monotonic = clock.monotonic_at(at),
-                              .kind = std::move(kind),
+                              .kind = kind,
                               .text = std::move(text),
                               .grant_id = grant_id});
 }
@@ -368,7 +368,7 @@ void RealWorld::tell(ProcessId process, std::string kind, std::string text, uint
 void RealWorld::record(RunEvent event) {
   event.at = t0_ns_ == 0 ? Instant::zero() : true_now();
   if (std::optional<StoryText> line = run_event_story(event)) {
-    tell(event.process, std::move(line->kind), std::move(line->text));
+    tell(event.process, line->kind, std::move(line->text));
     story_.back().event = run_events_.size();
   }
   run_events_.push_back(std::move(event));
@@ -620,7 +620,7 @@ void RealWorld::on_sentinel_event(SentinelRun& s) {
                             channel == "+odown" || channel == "+convert-to-slave";
     const std::string text = names_for_addresses(words[3]);
     failover_events_.push_back({channel + " " + s.name, true_now().ms_floor(), 0});
-    tell(s.id, fault_like ? "fault" : "cluster", channel + ": " + text);
+    tell(s.id, fault_like ? StoryKind::fault : StoryKind::cluster, channel + ": " + text);
   }
 }
 
@@ -1123,7 +1123,7 @@ void RealWorld::dispatch_events() {
       // A malformed line from a driver: said in the story and the report, then left alone.
       const std::string text = "malformed event from " + c->spec->name + " (" + error.what() +
                                "): " + e.line.substr(0, 200);
-      tell(c->id, "error", text);
+      tell(c->id, StoryKind::error, text);
       protocol_errors_.push_back(text);
     }
   }
@@ -1166,7 +1166,7 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
     return;
   }
   if (kind == "note") {
-    tell(c.id, "attempt", event.value("text", std::string()), c.grant_id);
+    tell(c.id, StoryKind::attempt, event.value("text", std::string()), c.grant_id);
     return;
   }
   if (kind == "watchdog_started" || kind == "watchdog_stopped") {
@@ -1184,13 +1184,13 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
         g.ended_at = at;
         g.end_reason = "told the lock was lost: " + event.value("reason", std::string());
       }
-      tell(c.id, "lost", "learns the lock is lost (" + event.value("reason", std::string()) + ")",
-           it->second);
+      tell(c.id, StoryKind::lost,
+           "learns the lock is lost (" + event.value("reason", std::string()) + ")", it->second);
     }
     return;
   }
   if (kind == "error") {
-    tell(c.id, "error", event.value("text", std::string()));
+    tell(c.id, StoryKind::error, event.value("text", std::string()));
     c.busy = false;
     c.finished = true;
     return;
@@ -1243,7 +1243,7 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
       text += ", no deadline (held until released)";
     }
     if (fencing) text += ", fencing token " + std::to_string(*fencing);
-    tell(c.id, "grant", text, c.grant_id);
+    tell(c.id, StoryKind::grant, text, c.grant_id);
     if (workload) {
       c.holding = true;
       c.skip_write = false;
@@ -1259,7 +1259,7 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
       history_.end_acquire(*c.acquire_call, at, false, 0, event.value("attempts", 0u));
     }
     c.acquire_call.reset();
-    tell(c.id, "acquire",
+    tell(c.id, StoryKind::acquire,
          "failed to acquire '" + c.spec->lock + "' after " +
              std::to_string(event.value("attempts", 0u)) +
              " attempt(s): " + event.value("failure", std::string()));
@@ -1278,7 +1278,7 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
       }
     }
     if (event.value("failure", std::string()) != "not held") {
-      tell(c.id, "release",
+      tell(c.id, StoryKind::release,
            kind == "released"
                ? "released (" + std::to_string(event.value("nodes", 0u)) + " node(s))"
                : "release failed: " + event.value("failure", std::string()));
@@ -1287,9 +1287,10 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
   } else if (kind == "extended" || kind == "extend_failed") {
     if (kind == "extended" && c.grant_id != 0) {
       history_.grant(c.grant_id).deadlines.push_back({at, deadline_of(event.at("deadline")).at});
-      tell(c.id, "extend", "extended on " + std::to_string(event.value("nodes", 0u)) + " node(s)");
+      tell(c.id, StoryKind::extend,
+           "extended on " + std::to_string(event.value("nodes", 0u)) + " node(s)");
     } else if (event.value("failure", std::string()) != "not held") {
-      tell(c.id, "extend", "extension failed: " + event.value("failure", std::string()));
+      tell(c.id, StoryKind::extend, "extension failed: " + event.value("failure", std::string()));
       // The holder learns its extension failed: its hold ends here (as simulated).
       if (c.grant_id != 0) {
         GrantRecord& g = history_.grant(c.grant_id);
@@ -1301,7 +1302,7 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
     }
   } else if (kind == "read") {
     const bool ok = event.value("ok", false);
-    tell(c.id, "read",
+    tell(c.id, StoryKind::read,
          ok ? "reads " + std::to_string(event.value("value", int64_t{0}))
             : event.value("text", std::string("read failed")));
     if (!workload && ok && c.step < c.spec->steps.size() &&
@@ -1324,10 +1325,10 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
     const bool acknowledged = event.value("acknowledged", false);
     if (acknowledged) {
       history_.add_write_ack({event.value("grant", uint64_t{0}), c.id, at});
-      tell(c.id, "write", "write " + std::to_string(value) + " acknowledged");
+      tell(c.id, StoryKind::write, "write " + std::to_string(value) + " acknowledged");
     } else {
       const std::string text = event.value("text", std::string());
-      tell(c.id, "write",
+      tell(c.id, StoryKind::write,
            "write " + std::to_string(value) +
                (text == "timeout" ? " unacknowledged (timeout)" : " refused: " + text));
     }
@@ -1348,11 +1349,11 @@ void RealWorld::on_client_event(ClientRun& c, const json& event) {
     }
   } else if (kind == "checked") {
     if (event.value("expired", false)) {
-      tell(c.id, "check", "its validity has passed: stops");
+      tell(c.id, StoryKind::check, "its validity has passed: stops");
       c.finished = true;
       return;
     }
-    tell(c.id, "check", "its validity has not passed: goes on");
+    tell(c.id, StoryKind::check, "its validity has not passed: goes on");
   }
   if (!workload && step_done) ++c.step;
   if (workload && kind == "release_failed") c.phase = Phase::think;
@@ -1400,7 +1401,7 @@ void RealWorld::restart(ProcessId id) {
   if (NodeRun* n = node(id)) {
     if (n->process.running()) return;
     if (auto error = start_node(*n)) {
-      tell(id, "fault", "could not restart: " + *error);
+      tell(id, StoryKind::fault, "could not restart: " + *error);
       return;
     }
     watch_restart(id, monotonic_ns() + 5'000'000'000);
@@ -1418,7 +1419,7 @@ void RealWorld::restart(ProcessId id) {
       c->finished = true;
     }
     c->started = true;
-    if (auto error = spawn_client(*c)) tell(id, "fault", "could not restart: " + *error);
+    if (auto error = spawn_client(*c)) tell(id, StoryKind::fault, "could not restart: " + *error);
   }
 }
 
@@ -1435,7 +1436,7 @@ void RealWorld::watch_restart(ProcessId id, int64_t give_up_ns) {
       if (size && size->size() > 1 && (*size)[0] == ':') {
         const int64_t after = std::stoll(size->substr(1));
         if (after < p.keys_before) history_.probe("key_lost_on_restart");
-        tell(id, "cluster",
+        tell(id, StoryKind::cluster,
              "restart: loaded " + std::to_string(after) + " key(s) (" +
                  std::to_string(std::max<int64_t>(0, p.keys_before - after)) + " lost)");
       }
@@ -1445,7 +1446,7 @@ void RealWorld::watch_restart(ProcessId id, int64_t give_up_ns) {
   if (monotonic_ns() > give_up_ns || !n->process.running() || n->process.exited()) {
     const std::string text = "node " + n->spec->name + " did not answer after its restart (see " +
                              "its redis.log with --keep-folder): it stays down";
-    tell(id, "fault", text);
+    tell(id, StoryKind::fault, text);
     protocol_errors_.push_back(text);
     return;
   }
@@ -1521,7 +1522,7 @@ void RealWorld::crash(const FaultSpec& fault) {
     }
     if (fault.kind == FaultKind::power_loss) {
       const int64_t cut = lose_unsynced_writes(*n);
-      tell(id, "cluster",
+      tell(id, StoryKind::cluster,
            "power loss: " + std::to_string(cut) + " byte(s) written but never fsynced are lost");
     }
   } else if (c != nullptr) {
@@ -1751,7 +1752,7 @@ RealRun RealWorld::finish() {
   const Instant end = true_now();
   RealRun run;
   ScenarioResult& result = run.result;
-  result.scenario = scenario_.name;
+  result = result_for(scenario_);
   result.seed = scenario_.seed;
   result.processes = infos_;
   result.history = history_;

@@ -115,8 +115,7 @@ std::string compare_html(const CompareSide& a, const CompareSide& b, const std::
   for (int i = 0; i < 2; ++i) {
     out += "<h2>" + attribute_escape(sides[i]->label) + "</h2>\n<iframe id=\"" + ids[i] +
            "\" title=\"" + attribute_escape(sides[i]->label) + "\" srcdoc=\"" +
-           attribute_escape(
-               html_report(*sides[i]->result, *sides[i]->scenario, {.program = program})) +
+           attribute_escape(html_report(*sides[i]->result, {.program = program})) +
            "\"></iframe>\n";
   }
   out += "<p><small>redlock-sim " + std::string(tool_version()) + " (commit " +

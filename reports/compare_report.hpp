@@ -6,13 +6,11 @@
 #include <string>
 
 #include "sim/runner/runner.hpp"
-#include "sim/scenario/scenario.hpp"
 
 namespace redlock_sim {
 
 struct CompareSide {
   const ScenarioResult* result = nullptr;
-  const Scenario* scenario = nullptr;
   std::string label;  // what the page calls this run (its file)
 };
 

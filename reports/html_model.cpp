@@ -368,14 +368,15 @@ void select_items(Model& model, const HtmlOptions& options) {
       [&](std::size_t i) {
         return std::pair{us_of(r.keys[i].start), model.end_us(r.keys[i].end)};
       },
-      [&](std::size_t i) { return model.locks.count(r.keys[i].key) != 0; }, "key lifetimes",
+      [&](std::size_t i) { return r.locks.count(r.keys[i].key) != 0; }, "key lifetimes",
       model.omitted);
   const auto story_span = [&](std::size_t i) {
     return std::pair{us_of(r.story[i].at), us_of(r.story[i].at)};
   };
   model.events = select(
       model, r.story.size(), options.events_drawn_max, story_span,
-      [&](std::size_t i) { return r.story[i].kind != "fault"; }, "story events", model.omitted);
+      [&](std::size_t i) { return r.story[i].kind != StoryKind::fault; }, "story events",
+      model.omitted);
   model.steps = select(model, r.story.size(), options.steps_max, story_span, all,
                        "steps of the step-through", model.omitted);
   model.messages = select(
@@ -398,14 +399,10 @@ void select_items(Model& model, const HtmlOptions& options) {
 
 }  // namespace
 
-Model build_model(const ScenarioResult& result, const Scenario& scenario,
-                  const HtmlOptions& options) {
+Model build_model(const ScenarioResult& result, const HtmlOptions& options) {
   Model model;
   model.result = &result;
-  model.scenario = &scenario;
   model.run_end_us = std::max<int64_t>(result.stats.simulated_ms * 1'000, 1'000);
-  for (const ClientSpec& client : scenario.clients)
-    model.locks.insert(client.lock);
   for (const GrantRecord& g : result.history.grants())
     model.owner_of_token.emplace(g.token, g.client);
   std::map<std::string, ProcessId> id_of;

@@ -1,4 +1,4 @@
-// What the HTML report draws, worked out once from a result and its scenario: lanes, the window
+// What the HTML report draws, worked out once from a result: lanes, the window
 // to open on, fault intervals and marks, each process's clock as piecewise-linear segments, and
 // which items fit in the drawing budget. Internal to reports/ (html_report.cpp, html_svg.cpp).
 #pragma once
@@ -68,13 +68,11 @@ struct ClockPoint {
 
 struct Model {
   const ScenarioResult* result = nullptr;
-  const Scenario* scenario = nullptr;
   int64_t run_end_us = 0;
   int64_t window_start_us = 0;  // the window the page opens on
   int64_t window_end_us = 0;
-  std::vector<Lane> lanes;      // drawing order
-  std::vector<int> lane_of;     // by ProcessId: index into lanes
-  std::set<std::string> locks;  // the lock keys (key lifetimes of other keys are not drawn)
+  std::vector<Lane> lanes;   // drawing order
+  std::vector<int> lane_of;  // by ProcessId: index into lanes
   std::map<std::string, ProcessId> owner_of_token;
   std::vector<Span> pauses;
   std::vector<Span> downs;  // crashed until restarted
@@ -97,8 +95,7 @@ struct Model {
   int64_t end_us(Instant end) const;  // Instant::max() (until the end) becomes the run's end
 };
 
-Model build_model(const ScenarioResult& result, const Scenario& scenario,
-                  const HtmlOptions& options);
+Model build_model(const ScenarioResult& result, const HtmlOptions& options);
 
 std::string chart_svg(const Model& model);
 std::string offset_svg(const Model& model);

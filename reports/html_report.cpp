@@ -42,7 +42,7 @@ std::string sentence(const ScenarioResult& result, const StoryEvent& e) {
   std::string said = name + " " + e.text;
   if (e.event) {
     said = subject_and_verb(name, e.text, result.events.at(*e.event));
-  } else if (e.kind == "grant") {
+  } else if (e.kind == StoryKind::grant) {
     said = name + " was " + e.text;  // "granted 'lock' (grant 3), ..."
   }
   return "At " + ms_text(us_of(e.at)) + " ms " + said + ".";
@@ -53,7 +53,7 @@ std::string keys_at(const html::Model& model, Instant at) {
   const ScenarioResult& result = *model.result;
   std::map<std::string, std::vector<std::string>> nodes_of_owner;
   for (const KeyLifetime& k : result.keys) {
-    if (!model.locks.count(k.key) || k.start > at || k.end <= at) continue;
+    if (!result.locks.count(k.key) || k.start > at || k.end <= at) continue;
     const auto owner = model.owner_of_token.find(k.value);
     const std::string who =
         owner == model.owner_of_token.end() ? "an unknown" : name_of(result, owner->second) + "'s";
@@ -167,7 +167,7 @@ nlohmann::json data_json(const html::Model& model) {
   json steps = json::array();
   for (std::size_t i : model.steps) {
     const StoryEvent& e = r.story[i];
-    steps.push_back({us_of(e.at), e.process, e.kind, e.text, i});
+    steps.push_back({us_of(e.at), e.process, std::string(story_kind_name(e.kind)), e.text, i});
   }
   json ops = json::array();
   for (std::size_t i : model.resource_ops) {
@@ -195,11 +195,11 @@ std::string verdict_badge(const char* label, Verdict verdict) {
   return "<span class=\"verdict verdict-" + name + "\">" + label + ": " + icon + text + "</span>";
 }
 
-std::string header(const ScenarioResult& result, const Scenario& scenario,
-                   const std::string& program, const html::Model& model) {
+std::string header(const ScenarioResult& result, const std::string& program,
+                   const html::Model& model) {
   std::string out = "<header><h1>" + escape(result.scenario) + "</h1>";
-  if (!scenario.description.empty())
-    out += "<p class=\"description\">" + escape(scenario.description) + "</p>";
+  if (!result.description.empty())
+    out += "<p class=\"description\">" + escape(result.description) + "</p>";
   out += "<p class=\"verdicts\">" + verdict_badge("mutual exclusion", result.mutual_exclusion) +
          verdict_badge("resource safety", result.resource_safety) +
          verdict_badge("liveness", result.liveness) + "</p>";
@@ -210,8 +210,8 @@ std::string header(const ScenarioResult& result, const Scenario& scenario,
          (result.staged_for_real ? " ms staged for real with redis-servers"
                                  : " ms simulated · trace digest " + escape(result.trace_digest)) +
          " · reproduce: <code>" + escape(program) + (result.staged_for_real ? " real " : " run ") +
-         escape(scenario.source.empty() ? result.scenario + ".json" : scenario.source) +
-         " --seed " + std::to_string(result.seed) + " --html report.html</code> · redlock-sim " +
+         escape(result.source.empty() ? result.scenario + ".json" : result.source) + " --seed " +
+         std::to_string(result.seed) + " --html report.html</code> · redlock-sim " +
          tool_version() + " (commit " + escape(tool_commit()) + ")</p></header>";
   return out;
 }
@@ -273,9 +273,8 @@ std::string legend() {
 
 }  // namespace
 
-std::string html_report(const ScenarioResult& result, const Scenario& scenario,
-                        const HtmlOptions& options) {
-  const html::Model model = html::build_model(result, scenario, options);
+std::string html_report(const ScenarioResult& result, const HtmlOptions& options) {
+  const html::Model model = html::build_model(result, options);
   std::string data = data_json(model).dump();
   // "</" inside the JSON would end the script element early.
   for (std::size_t at = data.find("</"); at != std::string::npos; at = data.find("</", at))
@@ -284,7 +283,7 @@ std::string html_report(const ScenarioResult& result, const Scenario& scenario,
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
       "content=\"width=device-width, initial-scale=1\"><title>redlock-sim: " +
       escape(result.scenario) + "</title><style>" + html_report_css + "</style></head><body>\n";
-  out += header(result, scenario, options.program, model) + controls(result, model);
+  out += header(result, options.program, model) + controls(result, model);
   out += "<div class=\"chart-wrap\" id=\"chart-wrap\">" + html::chart_svg(model) +
          "<div id=\"tooltip\" class=\"tooltip\" hidden></div></div>\n";
   out += step_panel(model);

@@ -13,7 +13,6 @@
 #include <string>
 
 #include "sim/runner/runner.hpp"
-#include "sim/scenario/scenario.hpp"
 
 namespace redlock_sim {
 
@@ -31,10 +30,9 @@ struct HtmlOptions {
   std::string program = "redlock-sim";
 };
 
-// The whole page. Everything drawn comes from the result (its typed events for faults,
-// partitions, held messages and failovers); `scenario` gives only the lock names, the
-// description and the source file's name for the header.
-std::string html_report(const ScenarioResult& result, const Scenario& scenario,
-                        const HtmlOptions& options = {});
+// The whole page, from the result alone: its typed events for faults, partitions, held messages
+// and failovers, and its description, source and lock keys (result_for) for the header and the
+// key lifetimes drawn.
+std::string html_report(const ScenarioResult& result, const HtmlOptions& options = {});
 
 }  // namespace redlock_sim

@@ -246,8 +246,9 @@ std::string events(const Model& model) {
   std::string out = "<g id=\"events\">";
   for (std::size_t index : model.events) {
     const StoryEvent& e = model.result->story[index];
-    out += "<circle class=\"ev ev-" + e.kind + "\"" + attr("data-i", std::to_string(index)) +
-           attr("data-info", e.kind + ": " + e.text) + time_at(us_of(e.at)) +
+    const std::string kind(story_kind_name(e.kind));
+    out += "<circle class=\"ev ev-" + kind + "\"" + attr("data-i", std::to_string(index)) +
+           attr("data-info", kind + ": " + e.text) + time_at(us_of(e.at)) +
            num("cx", model.x_of(us_of(e.at))) + num("cy", model.lane_y(e.process) + 5) +
            " r=\"2.5\"/>";
   }

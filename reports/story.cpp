@@ -24,9 +24,10 @@ std::vector<const StoryEvent*> violation_story_events(const ScenarioResult& resu
   for (const StoryEvent& e : result.story) {
     if (e.at > violation.end) break;
     // Every fault stays: one may come long before the grants it explains (S05's pause).
-    const bool fault = e.kind == "fault";
-    const bool grant_line = e.kind == "grant" && about(e, granted);
-    const bool involved_write = (e.kind == "write" || e.kind == "lost") && about(e, clients);
+    const bool fault = e.kind == StoryKind::fault;
+    const bool grant_line = e.kind == StoryKind::grant && about(e, granted);
+    const bool involved_write =
+        (e.kind == StoryKind::write || e.kind == StoryKind::lost) && about(e, clients);
     if (fault || grant_line || involved_write) events.push_back(&e);
   }
   return events;

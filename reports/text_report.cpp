@@ -184,7 +184,8 @@ std::string timeline_text(const ScenarioResult& result) {
     out +=
         format("%11lld  %-*s  %13lld  %11lld  [%s] %s\n", static_cast<long long>(e.at.ms_floor()),
                static_cast<int>(width), name_of(result, e.process).c_str(), wall,
-               static_cast<long long>(e.monotonic.ms_floor()), e.kind.c_str(), e.text.c_str());
+               static_cast<long long>(e.monotonic.ms_floor()),
+               std::string(story_kind_name(e.kind)).c_str(), e.text.c_str());
   }
   out += "\nHold intervals (true time):\n";
   for (const HoldInterval& h : result.holds) {

@@ -77,9 +77,12 @@ json message_json(const ScenarioResult& result, const MessageLogEntry& m) {
 }
 
 json story_json(const ScenarioResult& result, const StoryEvent& e) {
-  return {{"t_ns", e.at.ns()},      {"process", name_of(result, e.process)},
-          {"wall_ns", e.wall.ns()}, {"monotonic_ns", e.monotonic.ns()},
-          {"kind", e.kind},         {"text", e.text}};
+  return {{"t_ns", e.at.ns()},
+          {"process", name_of(result, e.process)},
+          {"wall_ns", e.wall.ns()},
+          {"monotonic_ns", e.monotonic.ns()},
+          {"kind", std::string(story_kind_name(e.kind))},
+          {"text", e.text}};
 }
 
 json end_ns(Instant end) {

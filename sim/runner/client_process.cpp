@@ -18,11 +18,11 @@ ClientProcess::ClientProcess(Simulator& simulator, ProcessId id, std::string nam
 
 void ClientProcess::set_lock(std::unique_ptr<LockClient> lock) {
   lock_ = std::move(lock);
-  lock_->set_note_sink([this](std::string note) { tell("attempt", std::move(note)); });
+  lock_->set_note_sink([this](std::string note) { tell(StoryKind::attempt, std::move(note)); });
 }
 
-void ClientProcess::tell(std::string kind, std::string text) {
-  services_.tell(id(), std::move(kind), std::move(text), grant_id_);
+void ClientProcess::tell(StoryKind kind, std::string text) {
+  services_.tell(id(), kind, std::move(text), grant_id_);
 }
 
 void ClientProcess::start() {
@@ -61,7 +61,7 @@ void ClientProcess::on_unsolicited(Message& message) {
     if (spec_.nodes[i] == services_.master_name) endpoints[i] = *master;
   }
   set_endpoints(std::move(endpoints));
-  tell("failover", "learns the master of " + argv[1] + " is now " + argv[2]);
+  tell(StoryKind::failover, "learns the master of " + argv[1] + " is now " + argv[2]);
 }
 
 Task<void> ClientProcess::wait_for_true_time(Instant at) {
@@ -92,8 +92,8 @@ Task<bool> ClientProcess::do_acquire() {
   if (!grant.acquired) {
     grant_id_ = before.grant_id;
     history.end_acquire(call, now, false, 0, grant.attempts);
-    tell("acquire", "failed to acquire '" + spec_.lock + "' after " +
-                        std::to_string(grant.attempts) + " attempt(s): " + grant.failure);
+    tell(StoryKind::acquire, "failed to acquire '" + spec_.lock + "' after " +
+                                 std::to_string(grant.attempts) + " attempt(s): " + grant.failure);
     co_return false;
   }
   if (before.lease) outer_.push_back(before);
@@ -121,7 +121,7 @@ Task<bool> ClientProcess::do_acquire() {
       g.ended_at = simulator().now();
       g.end_reason = "told the lock was lost: " + lease.lost_reason;
     }
-    tell("lost", "learns the lock is lost (" + lease.lost_reason + ")");
+    tell(StoryKind::lost, "learns the lock is lost (" + lease.lost_reason + ")");
   };
   // A watchdog's renewal moves what the holder believes, as an extend step does.
   lease_->on_renewed = [this, grant_id](const Lease& lease) {
@@ -136,7 +136,7 @@ Task<bool> ClientProcess::do_acquire() {
     text += ", no deadline (held until released)";
   }
   if (fencing_token_) text += ", fencing token " + std::to_string(*fencing_token_);
-  tell("grant", text);
+  tell(StoryKind::grant, text);
   if (spec_.watchdog && lock_->has_watchdog()) spawn(lock_->run_watchdog(lease_));
   co_return true;
 }
@@ -161,8 +161,9 @@ Task<void> ClientProcess::do_release() {
     outer_.pop_back();
   }
   ReleaseResult result = co_await lock_->release(lease);
-  tell("release", result.released ? "released (" + std::to_string(result.nodes) + " node(s))"
-                                  : "release failed: " + result.failure);
+  tell(StoryKind::release, result.released
+                               ? "released (" + std::to_string(result.nodes) + " node(s))"
+                               : "release failed: " + result.failure);
 }
 
 Task<bool> ClientProcess::do_extend() {
@@ -172,10 +173,10 @@ Task<bool> ClientProcess::do_extend() {
   ExtendResult result = co_await lock_->extend(lease);
   if (result.extended) {
     services_.history->grant(grant_id).deadlines.push_back({simulator().now(), result.deadline.at});
-    tell("extend", "extended on " + std::to_string(result.nodes) + " node(s)");
+    tell(StoryKind::extend, "extended on " + std::to_string(result.nodes) + " node(s)");
     co_return true;
   }
-  tell("extend", "extension failed: " + result.failure);
+  tell(StoryKind::extend, "extension failed: " + result.failure);
   end_grant_on_failed_extend(grant_id, result);
   co_return false;
 }
@@ -208,11 +209,12 @@ Task<bool> ClientProcess::do_read(int64_t timeout_ms) {
   Outcome outcome =
       co_await send(services_.resource_endpoint, resource_read_command(request), timeout);
   if (!outcome.replied() || outcome.reply.type != ReplyType::integer) {
-    tell("read", outcome.replied() ? "read refused: " + outcome.reply.text : "read timed out");
+    tell(StoryKind::read,
+         outcome.replied() ? "read refused: " + outcome.reply.text : "read timed out");
     co_return false;
   }
   last_read_ = outcome.reply.integer;
-  tell("read", "reads " + std::to_string(last_read_));
+  tell(StoryKind::read, "reads " + std::to_string(last_read_));
   co_return true;
 }
 
@@ -220,16 +222,16 @@ Task<void> ClientProcess::do_write(std::optional<int64_t> value, int64_t timeout
   const int64_t v = value.value_or(last_read_ + 1);
   const uint64_t grant_id = grant_id_;
   Command command = resource_write_command(resource_request(), v);
-  tell("write", "sends write " + std::to_string(v));
+  tell(StoryKind::write, "sends write " + std::to_string(v));
   Outcome outcome =
       co_await send(services_.resource_endpoint, std::move(command), Duration::from_ms(timeout_ms));
   if (outcome.replied() && outcome.reply.is_ok()) {
     services_.history->add_write_ack({grant_id, id(), simulator().now()});
-    tell("write", "write " + std::to_string(v) + " acknowledged");
+    tell(StoryKind::write, "write " + std::to_string(v) + " acknowledged");
   } else {
-    tell("write", outcome.replied()
-                      ? "write " + std::to_string(v) + " refused: " + outcome.reply.text
-                      : "write " + std::to_string(v) + " unacknowledged (timeout)");
+    tell(StoryKind::write, outcome.replied()
+                               ? "write " + std::to_string(v) + " refused: " + outcome.reply.text
+                               : "write " + std::to_string(v) + " unacknowledged (timeout)");
   }
 }
 
@@ -246,13 +248,13 @@ Task<void> ClientProcess::do_command(const StepSpec& step) {
   }
   const std::string sent = describe(Command(step.args));
   const Instant sent_at = simulator().now();
-  tell("command", "sends " + sent + " to " + step.node);
+  tell(StoryKind::command, "sends " + sent + " to " + step.node);
   const Outcome outcome =
       co_await send(endpoint, Command(step.args), Duration::from_ms(step.timeout_ms));
   const std::string reply = outcome.replied()                      ? describe(outcome.reply)
                             : outcome.kind == OutcomeKind::refused ? "(refused)"
                                                                    : "(timeout)";
-  tell("command", step.node + " replies to " + sent + ": " + reply);
+  tell(StoryKind::command, step.node + " replies to " + sent + ": " + reply);
   if (services_.replies != nullptr) {
     services_.replies->push_back({.client = id(),
                                   .node = step.node,
@@ -289,10 +291,10 @@ Task<void> ClientProcess::run_steps() {
         break;
       case StepKind::stop_if_expired:
         if (validity_passed()) {
-          tell("check", "its validity has passed: stops");
+          tell(StoryKind::check, "its validity has passed: stops");
           co_return;
         }
-        tell("check", "its validity has not passed: goes on");
+        tell(StoryKind::check, "its validity has not passed: goes on");
         break;
       case StepKind::command:
         co_await do_command(step);
@@ -313,7 +315,7 @@ Task<bool> ClientProcess::do_work(const WorkloadSpec& workload) {
     left_ms -= piece_ms;
     if (workload.extend_every_ms == 0 || left_ms == 0 || !lease_) continue;
     if (!co_await do_extend()) {
-      tell("work", "abandons its critical section");
+      tell(StoryKind::work, "abandons its critical section");
       co_return false;
     }
   }

@@ -11,6 +11,7 @@
 #include "lock_impls/lock.hpp"
 #include "sim/checkers/history.hpp"
 #include "sim/kernel/task_process.hpp"
+#include "sim/runner/story_kind.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace redlock_sim {
@@ -19,7 +20,7 @@ namespace redlock_sim {
 struct WorldServices {
   History* history = nullptr;
   // Records one line of the story.
-  std::function<void(ProcessId, std::string kind, std::string text, uint64_t grant_id)> tell;
+  std::function<void(ProcessId, StoryKind kind, std::string text, uint64_t grant_id)> tell;
   ResourceSpec resource;
   NodeId resource_endpoint = 0;     // the port endpoint of the resource service
   int64_t* oracle_token = nullptr;  // the external oracle's last token
@@ -58,7 +59,7 @@ class ClientProcess : public TaskProcess {
   bool validity_passed();
   // What the resource is told along with each operation: the current grant, token and value.
   ResourceRequest resource_request() const;
-  void tell(std::string kind, std::string text);
+  void tell(StoryKind kind, std::string text);
 
   ClientSpec spec_;
   WorldServices services_;

@@ -21,16 +21,17 @@ std::optional<StoryText> run_event_story(const RunEvent& event) {
     case RunEventKind::fault_applied: {
       std::optional<std::string> text = fault_story_text(event.fault);
       if (!text) return std::nullopt;
-      return StoryText{"fault", std::move(*text)};
+      return StoryText{StoryKind::fault, std::move(*text)};
     }
     case RunEventKind::pause_ended:
-      return StoryText{"fault", "resumed"};
+      return StoryText{StoryKind::fault, "resumed"};
     case RunEventKind::supervisor_restart:
-      return StoryText{"fault", "restarted by its supervisor"};
+      return StoryText{StoryKind::fault, "restarted by its supervisor"};
     case RunEventKind::cluster:
-      return StoryText{cluster_event_is_fault_like(event.cluster.kind) ? "fault" : "cluster",
-                       std::string(cluster_event_name(event.cluster.kind)) + ": " +
-                           cluster_event_text(event.cluster)};
+      return StoryText{
+          cluster_event_is_fault_like(event.cluster.kind) ? StoryKind::fault : StoryKind::cluster,
+          std::string(cluster_event_name(event.cluster.kind)) + ": " +
+              cluster_event_text(event.cluster)};
   }
   return std::nullopt;
 }

@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/replication/cluster_event.hpp"
 #include "sim/kernel/simulator.hpp"
+#include "sim/replication/cluster_event.hpp"
+#include "sim/runner/story_kind.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace redlock_sim {
@@ -43,7 +44,7 @@ RunEvent heal_event(const FaultSpec& heal,
 
 // The story line of an event, kind and text, or nothing (a heal is not told).
 struct StoryText {
-  std::string kind;
+  StoryKind kind;
   std::string text;
 };
 std::optional<StoryText> run_event_story(const RunEvent& event);

@@ -42,7 +42,7 @@ class World final : public FaultWorld {
   void seed_data();
   void reload_keys(ProcessId node);
   void apply_clock(Process& process, const ClockSpec& clock);
-  void tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id = 0);
+  void tell(ProcessId process, StoryKind kind, std::string text, uint64_t grant_id = 0);
   // Logs a typed event at the current instant and tells its story line, if it has one.
   void record(RunEvent event);
   void schedule_fault(std::size_t index);
@@ -116,23 +116,24 @@ std::size_t World::memory_bytes() const {
   return bytes;
 }
 
-void World::tell(ProcessId process, std::string kind, std::string text, uint64_t grant_id) {
+void World::tell(ProcessId process, StoryKind kind, std::string text, uint64_t grant_id) {
   if (!options_.record_story) return;
   const Process& p = simulator_.process(process);
   story_.push_back(StoryEvent{.at = simulator_.now(),
                               .process = process,
                               .wall = p.wall_now(),
                               .monotonic = p.monotonic_now(),
-                              .kind = std::move(kind),
+                              .kind = kind,
                               .text = std::move(text),
                               .grant_id = grant_id});
-  story_text_bytes_ += story_.back().kind.size() + story_.back().text.size();
+  // The printed tag's bytes too, as when the kind was a string: the budget stops where it did.
+  story_text_bytes_ += story_kind_name(kind).size() + story_.back().text.size();
 }
 
 void World::record(RunEvent event) {
   event.at = simulator_.now();
   if (std::optional<StoryText> line = run_event_story(event); line && options_.record_story) {
-    tell(event.process, std::move(line->kind), std::move(line->text));
+    tell(event.process, line->kind, std::move(line->text));
     story_.back().event = events_.size();
   }
   events_.push_back(std::move(event));
@@ -254,8 +255,8 @@ std::optional<std::string> World::build(const LockFactory& factory) {
   for (const ClientSpec& spec : scenario_.clients) {
     WorldServices services{
         .history = &history_,
-        .tell = [this](ProcessId p, std::string kind, std::string text,
-                       uint64_t grant_id) { tell(p, std::move(kind), std::move(text), grant_id); },
+        .tell = [this](ProcessId p, StoryKind kind, std::string text,
+                       uint64_t grant_id) { tell(p, kind, std::move(text), grant_id); },
         .resource = scenario_.resource,
         .resource_endpoint = static_cast<NodeId>(spec.nodes.size()),
         .oracle_token = &oracle_token_,
@@ -389,8 +390,7 @@ bool verdict_matches(const std::optional<std::string>& expected, Verdict actual)
 }
 
 ScenarioResult World::result(const RunResult& run) {
-  ScenarioResult result;
-  result.scenario = scenario_.name;
+  ScenarioResult result = result_for(scenario_);
   result.seed = simulator_.seed();
   result.processes = infos_;
   result.history = std::move(history_);
@@ -573,12 +573,21 @@ void judge(const Scenario& scenario, ScenarioResult& result, int64_t overlap_tol
   result.expectations_met = failures.empty();
 }
 
+ScenarioResult result_for(const Scenario& scenario) {
+  ScenarioResult result;
+  result.scenario = scenario.name;
+  result.description = scenario.description;
+  result.source = scenario.source;
+  for (const ClientSpec& client : scenario.clients)
+    result.locks.insert(client.lock);
+  return result;
+}
+
 ScenarioResult run_scenario(const Scenario& scenario, const LockFactory& factory,
                             const RunOptions& options) {
   World world(scenario, options.seed.value_or(scenario.seed), options);
   if (auto error = world.build(factory)) {
-    ScenarioResult failed;
-    failed.scenario = scenario.name;
+    ScenarioResult failed = result_for(scenario);
     failed.expectation_failures.push_back("cannot build the world: " + *error);
     return failed;
   }

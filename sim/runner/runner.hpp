@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,7 @@ struct StoryEvent {
   ProcessId process = 0;
   Instant wall;
   Instant monotonic;
-  std::string kind;  // grant, release, extend, read, write, fault, attempt, ...
+  StoryKind kind = StoryKind::fault;  // printed by story_kind_name
   std::string text;
   uint64_t grant_id = 0;  // the grant the line is about, if any
   // The typed event (an index into ScenarioResult::events) the line renders, if any.
@@ -67,6 +68,12 @@ struct ResultStats {
 
 struct ScenarioResult {
   std::string scenario;
+  // What the reports say of the scenario, so they render from the result alone (not in the
+  // JSON result): its description, the file it was read from (empty if none) and the lock keys
+  // its clients take (key lifetimes of other keys are not drawn).
+  std::string description;
+  std::string source;
+  std::set<std::string> locks;
   uint64_t seed = 0;
   Verdict mutual_exclusion = Verdict::not_checked;
   Verdict resource_safety = Verdict::not_checked;
@@ -98,6 +105,10 @@ struct ScenarioResult {
 
 ScenarioResult run_scenario(const Scenario& scenario, const LockFactory& factory,
                             const RunOptions& options = {});
+
+// A result that names `scenario`: its name and what the reports say of it (description, source,
+// lock keys). The simulator and the real-process harness start their results with it.
+ScenarioResult result_for(const Scenario& scenario);
 
 // The checkers over a finished run: `result.history` and `result.resource_log` are filled in;
 // sets the holds, the three verdicts and the violations. The simulator and the real-process

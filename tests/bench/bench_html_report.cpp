@@ -37,7 +37,7 @@ void BM_HtmlReportTenMinutesFiveClients(benchmark::State& state) {
   const Run& run = ten_minute_run();
   std::size_t bytes = 0;
   for (auto _ : state) {
-    const std::string page = html_report(run.result, run.scenario);
+    const std::string page = html_report(run.result);
     bytes = page.size();
     benchmark::DoNotOptimize(page.data());
   }

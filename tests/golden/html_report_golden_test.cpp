@@ -24,7 +24,7 @@ std::string render(const std::string& name) {
       parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/" + name + ".json");
   RunOptions options;
   options.message_log_max = 200'000;
-  return html_report(run_scenario(scenario, registry_factory(), options), scenario);
+  return html_report(run_scenario(scenario, registry_factory(), options));
 }
 
 // One line per drawn item of interest: its group's opening tag (class, names, times, info) and

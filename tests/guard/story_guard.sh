@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fails if code decides anything by reading a sentence written for people: a story line's text,
-# a cluster event's detail, a trace note, a timing label. The models and the runner emit typed
+# a cluster event's detail, a trace note, a timing label, a story line's printed kind. The models and the runner emit typed
 # records (RunEvent, ClusterEvent, the History) and probes, reports and tools read their fields,
 # so rewording a sentence cannot change a verdict, an expectation or a picture.
 # Allowed: a Redis reply's text (`reply.text`: the protocol's own words, byte for byte), and a
@@ -23,6 +23,10 @@ patterns=(
   # anything searched on a story or on the trace's notes
   "\\b(story|notes\\(\\))\\b.*\\b$search"
   'std::regex'
+  # a story line's kind is a StoryKind: its printed name is for output, never compared or searched
+  'story_kind_name[[:space:]]*\([^)]*\)[[:space:]]*(==|!=)'
+  "story_kind_name[[:space:]]*\\([^)]*\\)[[:space:]]*\\.[[:space:]]*$search"
+  '(==|!=)[[:space:]]*(std::string(_view)?[[:space:]]*\()?[[:space:]]*story_kind_name'
 )
 hits=""
 for pattern in "${patterns[@]}"; do

@@ -87,7 +87,7 @@ TEST(LinkLoss, IsToldByTheSender) {
   const ScenarioResult result = run_scenario(scenario, testing::registry_factory());
   bool told = false;
   for (const StoryEvent& line : result.story) {
-    if (line.kind != "fault") continue;
+    if (line.kind != StoryKind::fault) continue;
     EXPECT_EQ(result.processes.at(line.process).name, "A");
     EXPECT_EQ(line.text, "loses every message to N1 until 2000 ms");
     told = true;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "reports/html_report.hpp"
 #include "scenarios/parser.hpp"
@@ -82,7 +83,7 @@ TEST(RunEvent, FailoverRunLogsThePromotion) {
   });
   ASSERT_NE(told, result.story.end());
   EXPECT_EQ(told->at, promoted->at);
-  EXPECT_EQ(told->kind, "fault");
+  EXPECT_EQ(told->kind, StoryKind::fault);
 }
 
 // A power loss before the fsync: the node's restart record says how many keys it lost.
@@ -112,12 +113,43 @@ TEST(RunEvent, HtmlReportDrawsFaultsFromTheEvents) {
                                       .until_ms = 400,
                                       .from = scenario.clients.front().name});
   const ScenarioResult result = run_scenario(scenario, testing::registry_factory());
-  const std::string page = html_report(result, scenario);
+  const std::string page = html_report(result);
   EXPECT_NE(page.find("cut off from"), std::string::npos);
   EXPECT_NE(page.find("the network holds its next"), std::string::npos);
-  Scenario without_faults = scenario;
-  without_faults.faults.clear();
-  EXPECT_EQ(html_report(result, without_faults), page);
+}
+
+// The report renders from the result alone: the run carries the scenario's description, source
+// file and lock keys (result_for), and the page's header and key lifetimes read them there.
+TEST(RunEvent, HtmlReportRendersFromTheResultAlone) {
+  const Scenario scenario =
+      parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/failover-loses-lock.json");
+  ScenarioResult result = run_scenario(scenario, testing::registry_factory());
+  ASSERT_FALSE(scenario.description.empty());
+  EXPECT_EQ(result.description, scenario.description);
+  EXPECT_EQ(result.source, scenario.source);
+  std::set<std::string> locks;
+  for (const ClientSpec& client : scenario.clients)
+    locks.insert(client.lock);
+  EXPECT_EQ(result.locks, locks);
+  const std::string page = html_report(result);
+  EXPECT_NE(page.find("run " + scenario.source + " --seed"), std::string::npos);
+  result.description = "told by the result";
+  result.source = "elsewhere/told.json";
+  const std::string retold = html_report(result);
+  EXPECT_NE(retold.find("<p class=\"description\">told by the result</p>"), std::string::npos);
+  EXPECT_NE(retold.find("run elsewhere/told.json --seed"), std::string::npos);
+  // Without lock keys no key lifetime is drawn: the page's keys come from the result too.
+  ASSERT_FALSE(result.keys.empty());
+  result.locks.clear();
+  EXPECT_NE(html_report(result), retold);
+}
+
+// A story line's kind is typed; its name is only what the outputs print.
+TEST(RunEvent, StoryKindsPrintTheirTags) {
+  EXPECT_EQ(story_kind_name(StoryKind::fault), "fault");
+  EXPECT_EQ(story_kind_name(StoryKind::grant), "grant");
+  EXPECT_EQ(story_kind_name(StoryKind::cluster), "cluster");
+  EXPECT_EQ(story_kind_name(StoryKind::write), "write");
 }
 
 }  // namespace

@@ -214,7 +214,7 @@ TEST(Runner, ACutThatBeganBeforeTheRunMakesTheReplicaIneligible) {
   const ScenarioResult backdated = run_scenario(before, registry_factory());
   EXPECT_EQ(backdated.mutual_exclusion, Verdict::holds);
   const auto line = std::find_if(backdated.story.begin(), backdated.story.end(),
-                                 [](const StoryEvent& e) { return e.kind == "fault"; });
+                                 [](const StoryEvent& e) { return e.kind == StoryKind::fault; });
   ASSERT_NE(line, backdated.story.end());
   EXPECT_EQ(line->at, Instant::zero());
   EXPECT_EQ(line->text, "is cut off from M since -120000 ms");
