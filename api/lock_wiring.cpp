@@ -6,19 +6,6 @@
 
 namespace redlock_sim {
 
-namespace {
-
-// The scenario lists the nodes; unless told otherwise the lock uses all of them.
-LockParams params_for(const ClientSpec& client, const LockEntry& entry) {
-  LockParams params = client.params;
-  if (find_param(entry.params, "nodes") != nullptr && params.count("nodes") == 0) {
-    params["nodes"] = static_cast<int64_t>(client.nodes.size());
-  }
-  return params;
-}
-
-}  // namespace
-
 ProfileCheck registry_profile_check() {
   return [](const ClientSpec& client) -> std::optional<std::string> {
     const LockEntry* entry = find_lock_entry(client.profile);
@@ -26,7 +13,7 @@ ProfileCheck registry_profile_check() {
       return "unknown profile \"" + client.profile + "\" ('redlock-sim list' shows them)";
     }
     // The lock's parameter table checks names, types and ranges; nothing is built.
-    if (auto error = check_params(entry->params, params_for(client, *entry))) {
+    if (auto error = check_params(entry->params, client.params)) {
       return "profile \"" + client.profile + "\": " + *error;
     }
     return std::nullopt;
@@ -41,7 +28,9 @@ LockFactory registry_lock_factory() {
           error = "unknown profile " + client.profile;
           return nullptr;
         }
-        MadeLock made = make_lock(client.profile, port, params_for(client, *entry));
+        // The lock learns its nodes from the client's list: port node i is nodes[i].
+        const auto node_count = static_cast<uint32_t>(client.nodes.size());
+        MadeLock made = make_lock(client.profile, port, node_count, client.params);
         error = made.error;
         return std::move(made.client);
       };

@@ -9,7 +9,7 @@
 namespace redlock_sim {
 
 Scenario matrix_row_base(const LockEntry& entry) {
-  MatrixTopology topology{.multi_node = accepts(entry, "nodes"),
+  MatrixTopology topology{.multi_node = entry.multi_node,
                           .replicas = accepts(entry, "replicas"),
                           .counter = accepts(entry, "token_source"),
                           .fencing_tokens = entry.fencing_tokens};

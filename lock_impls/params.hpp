@@ -62,7 +62,12 @@ std::optional<std::string> check_params(const ParamTable& table, const LockParam
 // name the table does not declare, or as the wrong type, is a programmer error (assertion).
 class ParamValues {
  public:
-  ParamValues(const ParamTable& table, const LockParams& params) : table_(table), params_(params) {}
+  // `node_count`: how many nodes the client lists (port nodes 0..node_count-1, in the list's
+  // order). A lock learns its nodes from there, never from a parameter.
+  ParamValues(const ParamTable& table, const LockParams& params, uint32_t node_count)
+      : table_(table), params_(params), node_count_(node_count) {}
+
+  uint32_t node_count() const { return node_count_; }
 
   // Whether the scenario set `name` (false for a name the table does not declare).
   bool given(std::string_view name) const;
@@ -82,6 +87,7 @@ class ParamValues {
 
   const ParamTable& table_;
   const LockParams& params_;
+  uint32_t node_count_;
 };
 
 }  // namespace redlock_sim

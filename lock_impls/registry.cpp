@@ -72,12 +72,14 @@ std::optional<std::string> check_lock_params(std::string_view name, const LockPa
   return check_params(entry->params, params);
 }
 
-MadeLock make_lock(std::string_view name, Port& port, const LockParams& params) {
+MadeLock make_lock(std::string_view name, Port& port, uint32_t node_count,
+                   const LockParams& params) {
   if (auto error = check_lock_params(name, params)) {
     return MadeLock{.client = nullptr, .error = *error};
   }
   const LockEntry& entry = *find_lock_entry(name);
-  return MadeLock{.client = entry.make(port, ParamValues(entry.params, params)), .error = {}};
+  return MadeLock{.client = entry.make(port, ParamValues(entry.params, params, node_count)),
+                  .error = {}};
 }
 
 }  // namespace redlock_sim

@@ -29,6 +29,9 @@ struct LockEntry {
   std::string models;           // profiles: the library version/commit; zoo: the correct twin
   ParamTable params;            // every parameter the lock accepts, declared once
   bool fencing_tokens = false;  // every grant carries a fencing token (fenced locks)
+  // The lock uses every node its client lists (Redlock and its kin); false: the first only. The
+  // matrix gives a multi-node lock five masters.
+  bool multi_node = false;
   // Builds the lock from values already checked against `params`.
   std::function<std::unique_ptr<LockClient>(Port&, const ParamValues&)> make;
 };
@@ -50,6 +53,8 @@ const LockEntry* find_lock_entry(std::string_view name);
 // The first problem with `params` for lock `name` (unknown lock, unknown parameter, wrong type,
 // out of range), or nothing: what the scenario parser asks before anything is built.
 std::optional<std::string> check_lock_params(std::string_view name, const LockParams& params);
-MadeLock make_lock(std::string_view name, Port& port, const LockParams& params = {});
+// `node_count`: the length of the client's node list (port nodes 0..node_count-1).
+MadeLock make_lock(std::string_view name, Port& port, uint32_t node_count,
+                   const LockParams& params = {});
 
 }  // namespace redlock_sim

@@ -752,20 +752,23 @@ void check_references(const Scenario& s, const std::string& file, const ProfileC
       if (c.nodes[n] == "counter" && node_names.count("counter") == 0) continue;
       node_ref(c.nodes[n], at + ".nodes[" + std::to_string(n) + "]");
     }
-    // Parameters that count or index the client's nodes must fit its list: a lock told of five
-    // nodes but given two would address nodes that do not exist. (A fenced lock lists its
-    // token node after the lock's own nodes, so `nodes` may be smaller than the list.)
-    const auto index_param = [&](const char* key, std::size_t limit, const std::string& what) {
-      if (c.params.count(key) == 0) return;
-      const std::optional<std::size_t> value = node_param(c, key);
-      if (!value || *value > limit) throw ScenarioError(file, at + ".params." + key, what);
-    };
-    index_param("nodes", c.nodes.size(),
-                "expected at most " + std::to_string(c.nodes.size()) +
-                    ", the length of the client's nodes list");
-    index_param(
-        "token_node", c.nodes.size() - 1,
-        "expected an index into the client's nodes list, below " + std::to_string(c.nodes.size()));
+    // A lock's node count is the length of the client's nodes list, never a parameter: a second
+    // copy could only disagree with the list.
+    if (c.params.count("nodes") != 0) {
+      throw ScenarioError(file, at + ".params.nodes",
+                          "no such parameter: a lock's node count comes from the client's nodes "
+                          "list (" +
+                              std::to_string(c.nodes.size()) + " here); remove \"nodes\"");
+    }
+    // A parameter that indexes the client's nodes must fit its list.
+    if (c.params.count("token_node") != 0) {
+      const std::optional<std::size_t> value = node_param(c, "token_node");
+      if (!value || *value >= c.nodes.size()) {
+        throw ScenarioError(file, at + ".params.token_node",
+                            "expected an index into the client's nodes list, below " +
+                                std::to_string(c.nodes.size()));
+      }
+    }
     if (check) {
       if (auto error = check(c)) throw ScenarioError(file, at + ".profile", *error);
     }

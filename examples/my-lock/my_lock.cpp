@@ -109,17 +109,18 @@ class MyRedlock : public LockClient {
 void register_my_redlock() {
   // The parameters, declared once: the scenario parser checks them against this table, `make`
   // gets them checked and typed.
-  register_lock(LockEntry{
-      .name = "my-redlock",
-      .kind = LockKind::profile,
-      .description = "our own Redlock (releases with a plain DEL)",
-      .models = "examples/my-lock",
-      .params = {count_param("nodes", "nodes", std::nullopt, "Redis nodes (the client's node list)"),
-                 ms_param("ttl_ms", Duration::from_ms(2'000), "lock TTL", 1)},
-      .make = [](Port& port, const ParamValues& values) -> std::unique_ptr<LockClient> {
-        return std::make_unique<MyRedlock>(
-            port, Options{.nodes = values.count("nodes"), .ttl = values.ms("ttl_ms")});
-      }});
+  register_lock(
+      LockEntry{.name = "my-redlock",
+                .kind = LockKind::profile,
+                .description = "our own Redlock (releases with a plain DEL)",
+                .models = "examples/my-lock",
+                .params = {ms_param("ttl_ms", Duration::from_ms(2'000), "lock TTL", 1)},
+                // Every node the client lists is a master (values.node_count() of them).
+                .multi_node = true,
+                .make = [](Port& port, const ParamValues& values) -> std::unique_ptr<LockClient> {
+                  return std::make_unique<MyRedlock>(
+                      port, Options{.nodes = values.node_count(), .ttl = values.ms("ttl_ms")});
+                }});
 }
 
 }  // namespace my_lock

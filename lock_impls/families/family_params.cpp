@@ -7,7 +7,7 @@ ParamTable plus(ParamTable rows, ParamTable more) {
   return rows;
 }
 
-// Redlock's rows: the node count, the timing rows with the fan-out between the clock and the
+// Redlock's rows: the timing rows with the fan-out between the clock and the
 // timeout (the order `list --verbose` has always shown), and the extension quorum.
 ParamTable redlock_params(const RedlockOptions& d) {
   ParamTable rows = timing_params(d);
@@ -16,7 +16,6 @@ ParamTable redlock_params(const RedlockOptions& d) {
                             d.fan_out == FanOut::parallel ? 0 : 1, "how nodes are contacted"),
                choice_param("wait", {"all", "quorum"}, d.wait == FanOutMode::wait_for_all ? 0 : 1,
                             "wait for every node or return at quorum")});
-  rows.insert(rows.begin(), nodes_param(d.node_count));
   rows.push_back(
       count_param("extend_quorum", "nodes", d.extend_quorum, "nodes an extension needs (0: Q)"));
   return rows;
@@ -26,10 +25,6 @@ ParamTable redlock_params(const RedlockOptions& d) {
 // single-instance locks take the drift rows too.
 ParamTable single_params(const SingleInstanceOptions& d) {
   return timing_params(d);
-}
-
-ParamSpec nodes_param(uint32_t fallback) {
-  return count_param("nodes", "nodes", fallback, "Redis nodes used (a scenario: its node list)");
 }
 
 ParamSpec replicas_param(const HashLockOptions& d) {
@@ -93,7 +88,7 @@ void apply_watchdog(const ParamValues& p, WatchdogOptions& o) {
 }
 
 std::unique_ptr<LockClient> redlock_client(Port& port, const ParamValues& p, RedlockOptions o) {
-  o.node_count = p.count("nodes");
+  o.node_count = p.node_count();
   apply_redlock(p, o);
   return std::make_unique<RedlockClient>(port, o);
 }
@@ -123,11 +118,14 @@ LockEntry lock_entry(std::string name, LockKind kind, std::string description, s
 
 LockEntry redlock_profile(std::string name, std::string description, std::string models,
                           RedlockOptions (*options)(uint32_t, Duration), Duration default_ttl) {
-  return lock_entry(std::move(name), LockKind::profile, std::move(description), std::move(models),
-                    redlock_params(options(5, default_ttl)),
-                    [options, default_ttl](Port& port, const ParamValues& p) {
-                      return redlock_client(port, p, options(p.count("nodes"), default_ttl));
-                    });
+  LockEntry entry =
+      lock_entry(std::move(name), LockKind::profile, std::move(description), std::move(models),
+                 redlock_params(options(5, default_ttl)),
+                 [options, default_ttl](Port& port, const ParamValues& p) {
+                   return redlock_client(port, p, options(p.node_count(), default_ttl));
+                 });
+  entry.multi_node = true;
+  return entry;
 }
 
 }  // namespace redlock_sim

@@ -23,7 +23,6 @@ LockEntry lock_entry(std::string name, LockKind kind, std::string description, s
 ParamTable plus(ParamTable rows, ParamTable more);
 
 // Rows, with the given options' values as their defaults.
-ParamSpec nodes_param(uint32_t fallback);
 // The rows every SET-based lock shares (TTL, clock, request timeout, retries, drift), from any
 // options with those fields.
 template <typename Options>

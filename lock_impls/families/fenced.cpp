@@ -101,20 +101,27 @@ std::vector<LockEntry> fenced_locks() {
             choice_param("inner", {"redlock", "single-instance"}, 0, "the lock being fenced")}),
       [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
         const bool single = p.choice("inner") == 1;
+        const auto source = static_cast<TokenSource>(p.choice("token_source"));
+        const uint32_t listed = p.node_count();
+        const int64_t token_node_default =
+            source == TokenSource::redis_master ? 0 : static_cast<int64_t>(listed) - 1;
+        const auto token_node = static_cast<NodeId>(p.integer_or("token_node", token_node_default));
+        // The client's list names which node is which: a token service listed last (the
+        // external counter, a failover group) is not one of the lock's nodes.
+        const bool token_node_apart =
+            source != TokenSource::quorum_max && listed > 1 && token_node == listed - 1;
         RedlockOptions r = zoo::redlock_reference();
-        r.node_count = single ? 1 : p.count("nodes");
+        apply_redlock(p, r);
+        r.node_count = single ? 1 : listed - (token_node_apart ? 1 : 0);
         std::unique_ptr<LockClient> inner =
             single ? single_client(port, p, zoo::single_instance_reference())
-                   : redlock_client(port, p, r);
-        const auto source = static_cast<TokenSource>(p.choice("token_source"));
-        const int64_t token_node_default = source == TokenSource::redis_master ? 0 : r.node_count;
-        FencedOptions f{
-            .source = source,
-            .token_node = static_cast<NodeId>(p.integer_or("token_node", token_node_default)),
-            .node_count = r.node_count};
+                   : std::make_unique<RedlockClient>(port, r);
+        FencedOptions f{.source = source, .token_node = token_node, .node_count = r.node_count};
         return std::make_unique<FencedClient>(port, std::move(inner), f);
       }));
   list.back().fencing_tokens = true;
+  for (LockEntry& entry : list)
+    entry.multi_node = true;  // every listed node is one of its masters
   return list;
 }
 

@@ -283,6 +283,8 @@ std::vector<LockEntry> redlock_locks() {
                  [](Port& port, const ParamValues& p) {
                    return redlock_client(port, p, zoo::redlock_reference());
                  }));
+  for (LockEntry& entry : list)
+    entry.multi_node = true;  // every listed node is one of its masters
   return list;
 }
 

@@ -75,12 +75,14 @@ std::vector<LockEntry> watchdog_locks() {
         plus(redlock_params(zoo::redlock_reference()), {period_param(), tells_param(tells)}),
         [tells](Port& port, const ParamValues& p) {
           RedlockOptions o = zoo::redlock_reference();
-          o.node_count = p.count("nodes");
+          o.node_count = p.node_count();
           apply_redlock(p, o);
           WatchdogOptions w{.period = o.ttl / 3, .tells_holder = tells};
           return watched(port, p, std::make_unique<RedlockClient>(port, o), w);
         }));
   }
+  for (LockEntry& entry : list)
+    entry.multi_node = true;  // every listed node is one of its masters
   return list;
 }
 

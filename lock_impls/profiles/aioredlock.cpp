@@ -145,17 +145,18 @@ std::vector<LockEntry> aioredlock_locks() {
       "aioredlock", LockKind::profile,
       "asyncio: gather waits for all nodes, SET script re-creates on extend, watchdog every 6 s",
       "joanvila/aioredlock @ 685d1b5",
-      plus(plus({nodes_param(d.node_count)}, timing_params(d)),
-           {auto_extend_param(true), period_param()}),
+      plus(timing_params(d), {auto_extend_param(true), period_param()}),
       [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
         profiles::AioredlockOptions o;
-        o.node_count = p.count("nodes");
+        o.node_count = p.node_count();
         apply_timing(p, o);
         auto inner = std::make_unique<profiles::AioredlockClient>(port, o);
         if (!p.flag("auto_extend")) return inner;
         // The watchdog period follows the lease actually configured (0.6 * lease).
         return watched(port, p, std::move(inner), profiles::aioredlock_watchdog(o.ttl));
       }));
+  for (LockEntry& entry : list)
+    entry.multi_node = true;  // every listed node is one of its masters
   return list;
 }
 

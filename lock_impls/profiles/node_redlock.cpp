@@ -181,10 +181,10 @@ std::vector<LockEntry> node_redlock_locks() {
       "npm 5.0.0-beta.2 (its latest tag is 4.2.0): wall clock, validity from before the retries "
       "and never checked, returns at quorum, no release between tries",
       "mike-marcacci/node-redlock 5.0.0-beta.2 @ 54de94c",
-      plus(plus({nodes_param(d.node_count)}, timing_params(d)), {auto_extend_param(false)}),
+      plus(timing_params(d), {auto_extend_param(false)}),
       [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
         profiles::NodeRedlockOptions o;
-        o.node_count = p.count("nodes");
+        o.node_count = p.node_count();
         apply_timing(p, o);
         auto client = std::make_unique<profiles::NodeRedlockClient>(port, o);
         if (!p.flag("auto_extend")) return client;
@@ -195,6 +195,8 @@ std::vector<LockEntry> node_redlock_locks() {
       "waits for all servers, checks expiration > now, a failed extend unlocks every server",
       "mike-marcacci/node-redlock v4.2.0 @ 870778c", profiles::node_redlock_4_2_0,
       Duration::from_ms(10'000)));
+  for (LockEntry& entry : list)
+    entry.multi_node = true;  // every listed node is one of its masters
   return list;
 }
 

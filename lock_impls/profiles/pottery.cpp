@@ -138,16 +138,18 @@ std::vector<LockEntry> pottery_locks() {
       "parallel with bail-out at quorum, new uuid per attempt, infinite retries, at most 3 "
       "extensions without validity",
       "brainix/pottery @ e2f40424",
-      plus(plus({nodes_param(d.node_count)}, timing_params(d)),
+      plus(timing_params(d),
            {integer_param("num_extensions", "extensions", d.num_extensions, 0, 1'000'000,
                           "Redlock(num_extensions=...): successful extends allowed")}),
       [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
         profiles::PotteryOptions o;
-        o.node_count = p.count("nodes");
+        o.node_count = p.node_count();
         apply_timing(p, o);
         o.num_extensions = static_cast<int32_t>(p.integer("num_extensions"));
         return std::make_unique<profiles::PotteryClient>(port, o);
       }));
+  for (LockEntry& entry : list)
+    entry.multi_node = true;  // every listed node is one of its masters
   return list;
 }
 

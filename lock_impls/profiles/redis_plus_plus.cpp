@@ -184,7 +184,7 @@ namespace {
 // connection's socket timeout, the clock, and RedMutexOptions::scripting. It has no fan-out,
 // wait or extension-quorum setting: every loop visits each instance in turn.
 ParamTable redlock_mutex_params(const profiles::RedLockMutexOptions& d, ParamSpec scripting) {
-  return plus(plus({nodes_param(d.node_count)}, timing_params(d)), {std::move(scripting)});
+  return plus(timing_params(d), {std::move(scripting)});
 }
 
 }  // namespace
@@ -202,11 +202,11 @@ std::vector<LockEntry> redis_plus_plus_locks() {
       [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
         if (!p.flag("scripting")) {
           const RedlockOptions o =
-              profiles::redis_plus_plus_redlock_mutex(p.count("nodes"), Duration::from_ms(10'000));
+              profiles::redis_plus_plus_redlock_mutex(p.node_count(), Duration::from_ms(10'000));
           return redlock_client(port, p, profiles::redis_plus_plus_tx(o));
         }
         const profiles::RedLockMutexOptions o{
-            .node_count = p.count("nodes"),
+            .node_count = p.node_count(),
             .ttl = p.ms("ttl_ms"),
             .clock = p.choice("clock") == 0 ? ClockKind::wall : ClockKind::monotonic,
             .request_timeout = p.ms("request_timeout_ms"),
@@ -228,12 +228,14 @@ std::vector<LockEntry> redis_plus_plus_locks() {
            {period_param(), tells_param(true), scripting}),
       [](Port& port, const ParamValues& p) {
         RedlockOptions o =
-            profiles::redis_plus_plus_red_mutex(p.count("nodes"), Duration::from_ms(3'000));
+            profiles::redis_plus_plus_red_mutex(p.node_count(), Duration::from_ms(3'000));
         if (!p.flag("scripting")) o = profiles::redis_plus_plus_tx(o);
         std::unique_ptr<LockClient> inner = redlock_client(port, p, o);
         const Duration ttl = static_cast<RedlockClient&>(*inner).options().ttl;
         return watched(port, p, std::move(inner), profiles::redis_plus_plus_lock_watcher(ttl));
       }));
+  for (LockEntry& entry : list)
+    entry.multi_node = true;  // every listed node is one of its masters
   return list;
 }
 

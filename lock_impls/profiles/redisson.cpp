@@ -66,16 +66,16 @@ std::vector<LockEntry> redisson_locks() {
   }
   {
     const MultiHashLockOptions d = profiles::redisson_redlock(5);
-    list.push_back(
-        lock_entry("redisson-redlock", LockKind::profile,
-                   "Java: sequential sub-lock tryLock, no validity check, per-node watchdogs",
-                   "redisson/redisson RedissonRedLock @ 66863978b",
-                   {nodes_param(5), lease_param(), hash_timeout_param(d.sub)},
-                   [](Port& port, const ParamValues& p) {
-                     MultiHashLockOptions o = profiles::redisson_redlock(p.count("nodes"));
-                     apply_hash(p, o.sub);
-                     return std::make_unique<MultiHashLockClient>(port, o);
-                   }));
+    list.push_back(lock_entry(
+        "redisson-redlock", LockKind::profile,
+        "Java: sequential sub-lock tryLock, no validity check, per-node watchdogs",
+        "redisson/redisson RedissonRedLock @ 66863978b", {lease_param(), hash_timeout_param(d.sub)},
+        [](Port& port, const ParamValues& p) {
+          MultiHashLockOptions o = profiles::redisson_redlock(p.node_count());
+          apply_hash(p, o.sub);
+          return std::make_unique<MultiHashLockClient>(port, o);
+        }));
+    list.back().multi_node = true;  // a sub-lock on every listed node
   }
   {
     const HashLockOptions d = profiles::redisson_fenced_lock(1);

@@ -99,15 +99,17 @@ std::vector<LockEntry> redlock_py_locks() {
       "redlock-py", LockKind::profile,
       "sequential, wall clock in whole ms, 3 tries fixed 200 ms, quorum with errors raises "
       "without releasing",
-      "SPSCommerce/redlock-py @ 42ef491", plus({nodes_param(d.node_count)}, timing_params(d)),
+      "SPSCommerce/redlock-py @ 42ef491", timing_params(d),
       [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
         profiles::RedlockPyOptions o;
-        o.node_count = p.count("nodes");
+        o.node_count = p.node_count();
         apply_timing(p, o);
         // `retry_count or self.default_retry_count`: a configured 0 falls back (issue #24).
         if (o.retry_count == 0) o.retry_count = profiles::RedlockPyOptions{}.retry_count;
         return std::make_unique<profiles::RedlockPyClient>(port, o);
       }));
+  for (LockEntry& entry : list)
+    entry.multi_node = true;  // every listed node is one of its masters
   return list;
 }
 

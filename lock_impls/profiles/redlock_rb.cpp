@@ -46,12 +46,14 @@ std::vector<LockEntry> redlock_rb_locks() {
       plus(redlock_params(profiles::redlock_rb(5, Duration::from_ms(10'000))),
            {flag_param("extend_only_if_locked", false, "extend may not re-create")}),
       [](Port& port, const ParamValues& p) {
-        RedlockOptions o = profiles::redlock_rb(p.count("nodes"), Duration::from_ms(10'000));
+        RedlockOptions o = profiles::redlock_rb(p.node_count(), Duration::from_ms(10'000));
         if (p.flag("extend_only_if_locked")) {
           o.extend_command = RedlockExtendCommand::set_if_absent_or_same_only_if_locked;
         }
         return redlock_client(port, p, o);
       }));
+  for (LockEntry& entry : list)
+    entry.multi_node = true;  // every listed node is one of its masters
   return list;
 }
 

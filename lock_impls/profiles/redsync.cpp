@@ -53,7 +53,7 @@ std::vector<LockEntry> redsync_locks() {
             flag_param("set_nx_on_extend", false, "WithSetNXOnExtend (PR #149)"),
             flag_param("status_bug", false, "before PR #38/#61: a 0 reply is success")}),
       [](Port& port, const ParamValues& p) {
-        const uint32_t n = p.count("nodes");
+        const uint32_t n = p.node_count();
         RedlockOptions o =
             p.flag("fail_fast") ? profiles::redsync_v4_fail_fast(n) : profiles::redsync_v4(n);
         if (p.flag("set_nx_on_extend")) {
@@ -62,6 +62,8 @@ std::vector<LockEntry> redsync_locks() {
         o.any_reply_counts_as_success = p.flag("status_bug");
         return redlock_client(port, p, o);
       }));
+  for (LockEntry& entry : list)
+    entry.multi_node = true;  // every listed node is one of its masters
   return list;
 }
 

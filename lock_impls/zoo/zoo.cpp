@@ -78,10 +78,12 @@ std::vector<LockEntry> zoo_locks() {
                       });
   };
   const auto redlock = [](std::string name, std::string description, RedlockOptions (*options)()) {
-    return lock_entry(std::move(name), LockKind::zoo, std::move(description), "redlock",
-                      redlock_params(options()), [options](Port& port, const ParamValues& p) {
-                        return redlock_client(port, p, options());
-                      });
+    LockEntry entry = lock_entry(
+        std::move(name), LockKind::zoo, std::move(description), "redlock",
+        redlock_params(options()),
+        [options](Port& port, const ParamValues& p) { return redlock_client(port, p, options()); });
+    entry.multi_node = true;
+    return entry;
   };
   list.push_back(single("zoo-plain-del-release", "release by plain DEL: deletes another's lock",
                         zoo::plain_del_release));

@@ -74,23 +74,20 @@ void add_client_and_node_reductions(const Scenario& s, std::vector<Scenario>& ou
       const auto at = std::find(c.nodes.begin(), c.nodes.end(), name);
       if (at == c.nodes.end()) continue;
       const auto index = static_cast<std::size_t>(at - c.nodes.begin());
+      // A token service listed last (the counter, or the node `token_node` names) is not one
+      // of a fenced lock's nodes: a client left with it alone has no lock node.
+      const std::optional<std::size_t> token_node = node_param(c, "token_node");
+      const bool token_last =
+          c.nodes.back() == "counter" || (token_node && *token_node == c.nodes.size() - 1);
       c.nodes.erase(at);
-      usable = usable && !c.nodes.empty();
-      // Parameters that count or index the client's nodes follow its list: a lock node gone
-      // lowers `nodes`; the token node cannot go; the token node's index moves down.
-      for (const char* key : {"nodes", "token_node"}) {
-        if (c.params.count(key) == 0) continue;
-        const std::optional<std::size_t> n = node_param(c, key);
-        if (!n) {
+      usable = usable && !c.nodes.empty() && !(token_last && c.nodes.size() == 1);
+      // The lock's node count follows the list; the token node cannot go, and its index moves
+      // down past a node gone before it.
+      if (c.params.count("token_node") != 0) {
+        if (!token_node || index == *token_node) {
           usable = false;
-          continue;
-        }
-        const bool is_count = std::string(key) == "nodes";
-        if (is_count ? index < *n : index == *n) {
-          if (!is_count || *n == 1) usable = false;
-          c.params[key] = static_cast<int64_t>(*n - 1);
-        } else if (!is_count && index < *n) {
-          c.params[key] = static_cast<int64_t>(*n - 1);
+        } else if (index < *token_node) {
+          c.params["token_node"] = static_cast<int64_t>(*token_node - 1);
         }
       }
     }

@@ -114,8 +114,8 @@ struct WorkloadSpec {
 struct ClientSpec {
   std::string name;
   std::string profile;
-  LockParams params;  // the profile's parameters, typed as the file wrote them
-  std::vector<std::string> nodes;             // NodeId i of the lock client is nodes[i]
+  LockParams params;               // the profile's parameters, typed as the file wrote them
+  std::vector<std::string> nodes;  // NodeId i of the lock client is nodes[i]
   std::string lock = "lock";
   ClockSpec clock;
   bool watchdog = true;  // spawn the profile's watchdog, if it has one
@@ -123,7 +123,7 @@ struct ClientSpec {
   std::optional<WorkloadSpec> workload;
 };
 
-// A parameter that counts or indexes a client's nodes (`nodes`, `token_node`): its value when
+// A parameter that indexes a client's nodes (`token_node`): its value when
 // it is an integer of a sane size, nothing otherwise.
 inline std::optional<std::size_t> node_param(const ClientSpec& client, const char* key) {
   const auto found = client.params.find(key);

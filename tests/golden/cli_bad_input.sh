@@ -65,6 +65,7 @@ cases=(
   "run tests/golden/bad_scenarios/retry-jitter-too-large.json"
   "run tests/golden/bad_scenarios/pause-before-the-run.json"
   "run tests/golden/bad_scenarios/heal-before-the-run-at-zero.json"
+  "run tests/golden/bad_scenarios/nodes-parameter.json"
   "real scenarios/node-clock-fast-within-drift.json"
   "real scenarios/stale-replica-not-promoted.json"
   "real $s --redis-server /nonexistent/redis-server"

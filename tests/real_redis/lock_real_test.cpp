@@ -74,7 +74,6 @@ LockParams params_for(const LockEntry& entry) {
   const auto accepts = [&](const std::string& key) {
     return find_param(entry.params, key) != nullptr;
   };
-  if (accepts("nodes")) params["nodes"] = int64_t{3};
   if (accepts("replicas")) params["replicas"] = int64_t{0};
   if (accepts("token_source")) params["token_source"] = "redis_master";
   if (accepts("token_node")) params["token_node"] = int64_t{0};
@@ -88,7 +87,7 @@ TEST_F(RealRedisLocks, EveryRegisteredLockAcquiresExtendsAndReleases) {
   for (const LockEntry& entry : lock_entries()) {
     SCOPED_TRACE(entry.name);
     RealPort port(endpoints_of(*servers_));
-    MadeLock made = make_lock(entry.name, port, params_for(entry));
+    MadeLock made = make_lock(entry.name, port, 3, params_for(entry));
     ASSERT_TRUE(made.client) << made.error;
     const Cycle cycle = port.run(acquire_extend_release(*made.client, "real:" + entry.name));
     ASSERT_TRUE(cycle.grant.acquired) << cycle.grant.failure;
@@ -149,8 +148,7 @@ Task<bool> hold_with_watchdog(RealPort& port, LockClient& lock, std::shared_ptr<
 // A watchdog spawned on the real port keeps a 300 ms lock alive for a second, then stops.
 TEST_F(RealRedisLocks, WatchdogKeepsALockAliveOnRealServers) {
   RealPort port(endpoints_of(*servers_));
-  MadeLock made =
-      make_lock("watchdog", port, {{"nodes", 3}, {"ttl_ms", 300}, {"watchdog_period_ms", 100}});
+  MadeLock made = make_lock("watchdog", port, 3, {{"ttl_ms", 300}, {"watchdog_period_ms", 100}});
   ASSERT_TRUE(made.client) << made.error;
   std::shared_ptr<Lease> lease;
   EXPECT_TRUE(port.run(hold_with_watchdog(port, *made.client, lease)));
@@ -213,9 +211,8 @@ TEST_F(RealRedisLocks, ThreadsHammeringOneLockNeverOverlap) {
   for (int w = 0; w < workers; ++w) {
     threads.emplace_back([&, w] {
       RealPort port(endpoints_of(*servers_));
-      MadeLock made = make_lock("redlock", port,
-                                {{"nodes", 3},
-                                 {"ttl_ms", 2000},
+      MadeLock made = make_lock("redlock", port, 3,
+                                {{"ttl_ms", 2000},
                                  {"retry_count", -1},
                                  {"retry_delay_ms_min", 1},
                                  {"retry_jitter_ms", 10},
@@ -251,7 +248,7 @@ TEST(RealRedisKill, RedlockStillAcquiresWithOneNodeKilled) {
   RedisServers servers;
   ASSERT_TRUE(servers.start(3)) << servers.error();
   RealPort port(endpoints_of(servers));
-  MadeLock made = make_lock("redlock", port, {{"nodes", 3}, {"request_timeout_ms", 200}});
+  MadeLock made = make_lock("redlock", port, 3, {{"request_timeout_ms", 200}});
   ASSERT_TRUE(made.client) << made.error;
   const std::vector<Grant> before = port.run(grants_in_a_row(*made.client, 5));
   servers.at(2).kill();

@@ -9,12 +9,8 @@ namespace redlock_sim::testing {
 
 inline LockFactory registry_factory() {
   return [](const ClientSpec& client, Port& port, std::string& error) {
-    LockParams params = client.params;
-    const LockEntry* entry = find_lock_entry(client.profile);
-    if (entry != nullptr && find_param(entry->params, "nodes") != nullptr) {
-      params.emplace("nodes", static_cast<int64_t>(client.nodes.size()));
-    }
-    MadeLock made = make_lock(client.profile, port, params);
+    const auto node_count = static_cast<uint32_t>(client.nodes.size());
+    MadeLock made = make_lock(client.profile, port, node_count, client.params);
     error = made.error;
     return std::move(made.client);
   };

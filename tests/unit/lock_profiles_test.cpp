@@ -25,7 +25,7 @@ TEST(ProfileRedsyncV4, OneValueForAllTriesReleaseAfterEachAndExactDrift) {
   LockWorld world(3, 3);
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 300);
-  auto lock = make("redsync-v4", world.client(), {{"nodes", 3}});
+  auto lock = make("redsync-v4", world.client(), 3, {});
   Grant grant;
   Instant last_start;
   world.attach_notes(*lock, "c0");
@@ -56,7 +56,7 @@ TEST(ProfileRedsyncV4, ReleaseAfterAFailedTryHasTheTrysTimeout) {
   LockWorld world(3, 3);
   world.nodes[1]->set_raw("k", "other", 60'000);
   world.partition(0, {2});
-  auto lock = make("redsync-v4", world.client(), {{"nodes", 3}, {"retry_count", 1}});
+  auto lock = make("redsync-v4", world.client(), 3, {{"retry_count", 1}});
   Grant grant;
   int64_t done_ms = -1;
   world.run(
@@ -79,7 +79,7 @@ TEST(ProfileNodeRedlock5Beta2, ValidityFromBeforeRetriesReturnsAnExpiredLock) {
   LockWorld world(3, 3);
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 1'500);
-  auto lock = make("node-redlock-5.0.0-beta.2", world.client(), {{"nodes", 3}, {"ttl_ms", 1000}});
+  auto lock = make("node-redlock-5.0.0-beta.2", world.client(), 3, {{"ttl_ms", 1000}});
   Grant grant;
   Instant wall_at_grant;
   world.run(
@@ -101,8 +101,7 @@ TEST(ProfileNodeRedlock5Beta2, ValidityFromBeforeRetriesReturnsAnExpiredLock) {
 // retry that wins still dates the lock from the first try.
 TEST(ProfileNodeRedlock5Beta2, ExtendDatesFromBeforeItsRetries) {
   LockWorld world(3, 3);
-  auto lock =
-      make("node-redlock-5.0.0-beta.2", world.client(), {{"nodes", 3}, {"request_timeout_ms", 50}});
+  auto lock = make("node-redlock-5.0.0-beta.2", world.client(), 3, {{"request_timeout_ms", 50}});
   ExtendResult extended;
   Instant first_try;
   world.run(
@@ -130,7 +129,7 @@ TEST(ProfileNodeRedlock5Beta2, ExtendDatesFromBeforeItsRetries) {
 // and an extension's attempts as it bounds an acquisition's.
 TEST(ProfileNodeRedlock5Beta2, IsTheLibrarysOwnLoopWithItsOwnParameters) {
   LockWorld world(3, 3);
-  auto lock = make("node-redlock-5.0.0-beta.2", world.client(), {{"nodes", 3}, {"retry_count", 2}});
+  auto lock = make("node-redlock-5.0.0-beta.2", world.client(), 3, {{"retry_count", 2}});
   const auto* redlock = dynamic_cast<const profiles::NodeRedlockClient*>(lock.get());
   ASSERT_NE(redlock, nullptr);
   EXPECT_EQ(redlock->options().retry_count, 2);
@@ -172,7 +171,7 @@ TEST(ProfileNodeRedlock420, ReleaseIsOnePass) {
   for (const std::string name : {"node-redlock-4.2.0", "node-redlock-5.0.0-beta.2"}) {
     SCOPED_TRACE(name);
     LockWorld world(3, 3);
-    auto lock = make(name, world.client(), {{"nodes", 3}});
+    auto lock = make(name, world.client(), 3, {});
     ReleaseResult released;
     std::size_t before = 0;
     world.run(
@@ -196,7 +195,7 @@ TEST(ProfileNodeRedlock420, ReleaseIsOnePass) {
 // node-redlock 4.2.0: a failed extend unlocks every server, yet the old lock keeps its expiration.
 TEST(ProfileNodeRedlock420, FailedExtendUnlocksEveryServer) {
   LockWorld world(3, 3);
-  auto lock = make("node-redlock-4.2.0", world.client(), {{"nodes", 3}});
+  auto lock = make("node-redlock-4.2.0", world.client(), 3, {});
   ExtendResult extended;
   std::shared_ptr<Lease> lease;
   bool node0_held_before = false;
@@ -224,7 +223,7 @@ TEST(ProfileNodeRedlock420, RequestTimeoutBoundsTheRelease) {
   for (const std::string name : {"node-redlock-4.2.0", "node-redlock-5.0.0-beta.2"}) {
     SCOPED_TRACE(name);
     LockWorld world(3, 3);
-    auto lock = make(name, world.client(), {{"nodes", 3}, {"request_timeout_ms", 50}});
+    auto lock = make(name, world.client(), 3, {{"request_timeout_ms", 50}});
     int64_t release_started_ms = -1;
     int64_t release_ended_ms = -1;
     world.run(
@@ -249,7 +248,7 @@ TEST(ProfileRedlockPy, WallClockStepBackwardStretchesValidity) {
   for (const std::string name : {"redlock-py", "redlock-rb"}) {
     SCOPED_TRACE(name);
     LockWorld world(3, 3);
-    auto lock = make(name, world.client(), {{"nodes", 3}});
+    auto lock = make(name, world.client(), 3, {});
     Grant grant;
     Instant now_at_grant;
     world.simulator.schedule_action(at_ms(3), [&] {
@@ -280,7 +279,7 @@ TEST(ProfileRedlockRb, NewValueForEveryTry) {
   LockWorld world(3, 3);
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 300);
-  auto lock = make("redlock-rb", world.client(), {{"nodes", 3}});
+  auto lock = make("redlock-rb", world.client(), 3, {});
   Grant grant;
   world.run(
       0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(2'000));
@@ -300,8 +299,7 @@ TEST(ProfileRedlockRb, NewValueForEveryTry) {
 TEST(ProfileRedlockRb, ExtendRecreatesALapsedLock) {
   for (const bool only_if_locked : {false, true}) {
     LockWorld world(3, 3);
-    auto lock = make("redlock-rb", world.client(),
-                     {{"nodes", 3}, {"extend_only_if_locked", only_if_locked}});
+    auto lock = make("redlock-rb", world.client(), 3, {{"extend_only_if_locked", only_if_locked}});
     ExtendResult extended;
     world.run(
         0,
@@ -322,9 +320,9 @@ TEST(ProfilePottery, ExtensionsBeyondNumExtensionsAreRefused) {
   for (const int64_t allowed : {int64_t{3}, int64_t{1}}) {
     SCOPED_TRACE(allowed);
     LockWorld world(3, 3);
-    LockParams params{{"nodes", 3}};
+    LockParams params;
     if (allowed != 3) params["num_extensions"] = allowed;
-    auto lock = make("pottery", world.client(), params);
+    auto lock = make("pottery", world.client(), 3, params);
     std::vector<ExtendResult> results;
     world.run(
         0,
@@ -348,8 +346,8 @@ TEST(ProfileRedisPlusPlusRedLockMutex, StartTimeFixedBeforeTheRetryLoop) {
   LockWorld world(3, 3);
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 900);
-  auto lock = make("redis-plus-plus-redlockmutex", world.client(),
-                   {{"nodes", 3}, {"ttl_ms", 1000}, {"retry_count", 100}});
+  auto lock = make("redis-plus-plus-redlockmutex", world.client(), 3,
+                   {{"ttl_ms", 1000}, {"retry_count", 100}});
   Grant grant;
   world.run(
       0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(5'000));
@@ -363,7 +361,7 @@ TEST(ProfileRedisPlusPlusRedLockMutex, StartTimeFixedBeforeTheRetryLoop) {
 // scripting=false it is RedMutexTx, still the Redlock family with flags.
 TEST(ProfileRedisPlusPlusRedLockMutex, IsTheLibrarysOwnLoopWithItsOwnParameters) {
   LockWorld world(1, 3);
-  auto lock = make("redis-plus-plus-redlockmutex", world.client(), {{"nodes", 3}});
+  auto lock = make("redis-plus-plus-redlockmutex", world.client(), 3, {});
   const auto* vessel = dynamic_cast<const profiles::RedLockMutexClient*>(lock.get());
   ASSERT_NE(vessel, nullptr);
   EXPECT_EQ(vessel->options().retry_count, 2);  // lock()'s retry_count = 3 tries
@@ -381,8 +379,7 @@ TEST(ProfileRedisPlusPlusRedLockMutex, IsTheLibrarysOwnLoopWithItsOwnParameters)
 TEST(ProfileRedisPlusPlusRedLockMutex, NodeErrorAfterAQuorumStillFails) {
   LockWorld world(3, 3);
   world.partition(0, {2});  // the third node never answers
-  auto lock = make("redis-plus-plus-redlockmutex", world.client(),
-                   {{"nodes", 3}, {"request_timeout_ms", 50}});
+  auto lock = make("redis-plus-plus-redlockmutex", world.client(), 3, {{"request_timeout_ms", 50}});
   Grant grant;
   world.run(
       0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(1'000));
@@ -397,7 +394,7 @@ TEST(ProfileRedisPlusPlusRedLockMutex, NodeErrorAfterAQuorumStillFails) {
 // redis-plus-plus RedMutex: the LockWatcher extends every ttl/2 and tells the holder on failure.
 TEST(ProfileRedisPlusPlusRedMutex, WatcherEveryHalfTtlTellsOnLoss) {
   LockWorld world(3, 3);
-  auto lock = make("redis-plus-plus-redmutex", world.client(), {{"nodes", 3}});
+  auto lock = make("redis-plus-plus-redmutex", world.client(), 3, {});
   ASSERT_TRUE(lock->has_watchdog());
   std::shared_ptr<Lease> lease;
   int64_t lost_at = -1;
@@ -425,10 +422,10 @@ TEST(ProfileAioredlock, GatherWaitsForASlowNode) {
     LockWorld world(3, 3);
     world.simulator.network().set_link_delay(world.node_id(2), world.client().id(),
                                              DelaySpec::fixed(Duration::from_ms(11'000)));
-    LockParams params{{"nodes", 3}};
+    LockParams params;
     if (name == "aioredlock") params["auto_extend"] = false;
     if (name == "redlock") params["wait"] = std::string("quorum");
-    auto lock = make(name, world.client(), params);
+    auto lock = make(name, world.client(), 3, params);
     Grant grant;
     world.run(
         0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(120'000));
@@ -444,8 +441,7 @@ TEST(ProfileAioredlock, GatherWaitsForASlowNode) {
 // it bounds an acquisition's, and the final failure of each unsets the key.
 TEST(ProfileAioredlock, IsTheLibrarysOwnLoopWithItsOwnParameters) {
   LockWorld world(3, 3);
-  auto lock = make("aioredlock", world.client(),
-                   {{"nodes", 3}, {"auto_extend", false}, {"retry_count", 1}});
+  auto lock = make("aioredlock", world.client(), 3, {{"auto_extend", false}, {"retry_count", 1}});
   const auto* aioredlock = dynamic_cast<const profiles::AioredlockClient*>(lock.get());
   ASSERT_NE(aioredlock, nullptr);
   EXPECT_EQ(aioredlock->options().retry_count, 1);
@@ -479,7 +475,7 @@ TEST(ProfileAioredlock, NoUnlockBetweenTries) {
   LockWorld world(3, 3);
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 300);
-  auto lock = make("aioredlock", world.client(), {{"nodes", 3}});
+  auto lock = make("aioredlock", world.client(), 3, {});
   Grant grant;
   bool kept_between_tries = false;
   // A named closure: the coroutine refers to it after spawn() returns.
@@ -542,7 +538,7 @@ TEST(ProfileRedissonRedLock, SlowSequentialAcquisitionReturnsWithAnExpiredSubLoc
     world.simulator.network().set_link_delay(world.client().id(), world.node_id(n),
                                              DelaySpec::fixed(Duration::from_ms(700)));
   }
-  auto lock = make("redisson-redlock", world.client(), {{"nodes", 3}, {"lease_ms", 1000}});
+  auto lock = make("redisson-redlock", world.client(), 3, {{"lease_ms", 1000}});
   Grant grant;
   bool first_held_at_grant = true;
   world.run(
@@ -562,7 +558,7 @@ TEST(ProfileRedissonRedLock, SlowSequentialAcquisitionReturnsWithAnExpiredSubLoc
 TEST(ProfileRedissonRedLock, FailureAfterAQuorumStopsTheRound) {
   LockWorld world(3, 5);
   world.nodes[3]->set_raw("k", "other", -1);  // a hash lock of someone else's would refuse too
-  auto lock = make("redisson-redlock", world.client(), {{"nodes", 5}});
+  auto lock = make("redisson-redlock", world.client(), 5, {});
   Grant grant;
   world.run(
       0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(10'000));
@@ -578,7 +574,7 @@ TEST(ProfileRedissonRedLock, BusySubLockWaitsItsShareOfTheWaitTime) {
   LockWorld world(3, 3);
   world.nodes[0]->execute(make_command("HSET", "k", "someone:1", "1"));
   world.nodes[0]->execute(make_command("PEXPIRE", "k", "30000"));
-  auto lock = make("redisson-redlock", world.client(), {{"nodes", 3}});
+  auto lock = make("redisson-redlock", world.client(), 3, {});
   Grant grant;
   Instant granted_at;
   world.run(
@@ -662,7 +658,7 @@ TEST(ProfilePythonRedisLock, RenewalDiesSilently) {
 TEST(ProfileRedsyncV4, HistoricalStatusBugExtendsALostLock) {
   for (const bool bug : {true, false}) {
     LockWorld world(3, 3);
-    auto lock = make("redsync-v4", world.client(), {{"nodes", 3}, {"status_bug", bug}});
+    auto lock = make("redsync-v4", world.client(), 3, {{"status_bug", bug}});
     ExtendResult extended;
     world.run(
         0,
@@ -683,7 +679,7 @@ TEST(ProfileRedsyncV4, HistoricalStatusBugExtendsALostLock) {
 TEST(ProfileRedsyncV4, SetNxOnExtendRepopulatesARestartedNode) {
   for (const bool set_nx : {true, false}) {
     LockWorld world(3, 3);
-    auto lock = make("redsync-v4", world.client(), {{"nodes", 3}, {"set_nx_on_extend", set_nx}});
+    auto lock = make("redsync-v4", world.client(), 3, {{"set_nx_on_extend", set_nx}});
     ExtendResult extended;
     world.run(
         0,
@@ -704,7 +700,7 @@ TEST(ProfileRedlockPy, ZeroRetryCountFallsBackToTheDefault) {
   LockWorld world(3, 3);
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 60'000);
-  auto lock = make("redlock-py", world.client(), {{"nodes", 3}, {"retry_count", 0}});
+  auto lock = make("redlock-py", world.client(), 3, {{"retry_count", 0}});
   Grant grant;
   world.run(
       0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(5'000));
@@ -719,7 +715,7 @@ TEST(ProfileRedlockPy, IsTheLibrarysOwnLoopWithItsOwnParameters) {
   LockWorld world(3, 3);
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 60'000);
-  auto lock = make("redlock-py", world.client(), {{"nodes", 3}});
+  auto lock = make("redlock-py", world.client(), 3, {});
   const auto* redlock = dynamic_cast<const profiles::RedlockPyClient*>(lock.get());
   ASSERT_NE(redlock, nullptr);
   EXPECT_EQ(redlock->options().node_count, 3u);
@@ -752,7 +748,7 @@ TEST(ProfilePottery, IsTheLibrarysOwnLoopWithItsOwnParameters) {
   LockWorld world(3, 3);
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 60'000);
-  auto lock = make("pottery", world.client(), {{"nodes", 3}, {"retry_count", 2}});
+  auto lock = make("pottery", world.client(), 3, {{"retry_count", 2}});
   const auto* redlock = dynamic_cast<const profiles::PotteryClient*>(lock.get());
   ASSERT_NE(redlock, nullptr);
   EXPECT_EQ(redlock->options().num_extensions, 3);
@@ -780,7 +776,7 @@ TEST(ProfilePottery, IsTheLibrarysOwnLoopWithItsOwnParameters) {
 // keeps it from a majority) leaves three more.
 TEST(ProfilePottery, FailedExtensionsDoNotCount) {
   LockWorld world(3, 3);
-  auto lock = make("pottery", world.client(), {{"nodes", 3}, {"request_timeout_ms", 50}});
+  auto lock = make("pottery", world.client(), 3, {{"request_timeout_ms", 50}});
   std::vector<ExtendResult> results;
   world.run(
       0,
@@ -812,7 +808,7 @@ TEST(ProfilePottery, FailedTryWaitsForEveryMasterReleaseReturnsAtMajority) {
     world.nodes[n]->set_raw("k", "other", 250);
   world.simulator.network().set_link_delay(world.client().id(), world.node_id(2),
                                            DelaySpec::fixed(Duration::from_ms(100)));
-  auto lock = make("pottery", world.client(), {{"nodes", 3}});
+  auto lock = make("pottery", world.client(), 3, {});
   world.attach_notes(*lock, "c0");
   int64_t released_at = -1;
   int64_t release_started = -1;
@@ -835,7 +831,7 @@ TEST(ProfilePottery, FailedTryWaitsForEveryMasterReleaseReturnsAtMajority) {
 // longer be released: its keys stay until the TTL (bug list item 28).
 TEST(ProfilePottery, ReacquireOnTheSameInstanceStrandsTheFirstGrant) {
   LockWorld world(3, 3);
-  auto lock = make("pottery", world.client(), {{"nodes", 3}, {"retry_count", 0}});
+  auto lock = make("pottery", world.client(), 3, {{"retry_count", 0}});
   ReleaseResult released;
   Grant first;
   world.run(
@@ -856,8 +852,7 @@ TEST(ProfilePottery, ReacquireOnTheSameInstanceStrandsTheFirstGrant) {
 TEST(ProfileRedisPlusPlusRedLockMutex, ScriptingOffExtendSucceedsWithoutOwnership) {
   for (const bool scripting : {false, true}) {
     LockWorld world(3, 3);
-    auto lock = make("redis-plus-plus-redlockmutex", world.client(),
-                     {{"nodes", 3}, {"scripting", scripting}});
+    auto lock = make("redis-plus-plus-redlockmutex", world.client(), 3, {{"scripting", scripting}});
     ExtendResult extended;
     world.run(
         0,
@@ -878,7 +873,7 @@ TEST(ProfileRedisPlusPlusRedLockMutex, ScriptingOffExtendSucceedsWithoutOwnershi
 // holds, and nobody tells B (bug list item 27).
 TEST(ProfileAioredlock, WatchdogMapKeyedByResourceCancelsAnotherTasksRenewal) {
   LockWorld world(3, 3);
-  auto lock = make("aioredlock", world.client(), {{"nodes", 3}});
+  auto lock = make("aioredlock", world.client(), 3, {});
   std::shared_ptr<Lease> a;
   std::shared_ptr<Lease> b;
   auto task_a = [&]() -> Task<void> {

@@ -43,13 +43,13 @@ TEST(LockRegistry, EveryEntryConstructsWithDefaultsAndOverrides) {
   LockWorld world(1);
   for (const LockEntry& e : lock_entries()) {
     SCOPED_TRACE(e.name);
-    MadeLock made = make_lock(e.name, world.client());
+    MadeLock made = make_lock(e.name, world.client(), 5);
     EXPECT_TRUE(made.client) << made.error;
     for (const ParamSpec& spec : e.params) {
       ParamValue value = int64_t{3};
       if (spec.type == ParamType::boolean) value = true;
       if (spec.type == ParamType::choice) value = spec.choices.front();
-      MadeLock with = make_lock(e.name, world.client(), {{spec.name, value}});
+      MadeLock with = make_lock(e.name, world.client(), 5, {{spec.name, value}});
       EXPECT_TRUE(with.client) << spec.name << "=" << param_value_text(value) << ": " << with.error;
     }
   }
@@ -58,14 +58,14 @@ TEST(LockRegistry, EveryEntryConstructsWithDefaultsAndOverrides) {
 // Unknown keys, malformed values and unknown names are errors that name the culprit.
 TEST(LockRegistry, BadOverridesAreNamedErrors) {
   LockWorld world(1);
-  EXPECT_EQ(make_lock("redlock", world.client(), {{"tll_ms", 5}}).error,
+  EXPECT_EQ(make_lock("redlock", world.client(), 5, {{"tll_ms", 5}}).error,
             "tll_ms: not an override of this lock");
-  EXPECT_EQ(make_lock("redlock", world.client(), {{"ttl_ms", "5s"}}).error,
+  EXPECT_EQ(make_lock("redlock", world.client(), 5, {{"ttl_ms", "5s"}}).error,
             "ttl_ms: expected an integer, got '5s'");
-  EXPECT_EQ(make_lock("redlock", world.client(), {{"clock", "sundial"}}).error,
+  EXPECT_EQ(make_lock("redlock", world.client(), 5, {{"clock", "sundial"}}).error,
             "clock: expected wall | monotonic, got 'sundial'");
-  EXPECT_EQ(make_lock("nope", world.client()).error, "unknown lock 'nope'");
-  EXPECT_FALSE(make_lock("redlock", world.client(), {{"ttl_ms", "5s"}}).client);
+  EXPECT_EQ(make_lock("nope", world.client(), 5).error, "unknown lock 'nope'");
+  EXPECT_FALSE(make_lock("redlock", world.client(), 5, {{"ttl_ms", "5s"}}).client);
 }
 
 // Every integer override has a range; values the model cannot compute exactly (a TTL of 2^62 ms
@@ -73,7 +73,7 @@ TEST(LockRegistry, BadOverridesAreNamedErrors) {
 TEST(LockRegistry, OverridesOutOfRangeAreNamedErrors) {
   LockWorld world(1);
   const auto error = [&](const std::string& lock, const std::string& key, int64_t v) {
-    return make_lock(lock, world.client(), {{key, v}}).error;
+    return make_lock(lock, world.client(), 5, {{key, v}}).error;
   };
   EXPECT_EQ(error("redlock", "ttl_ms", int64_t{1} << 62),
             "ttl_ms: expected an integer in [1, 1000000000000], got 4611686018427387904");
@@ -91,10 +91,10 @@ TEST(LockRegistry, OverridesOutOfRangeAreNamedErrors) {
             "drift_ppm: expected an integer in [0, 1000000], got 1000001");
   EXPECT_EQ(error("watchdog", "watchdog_period_ms", 0),
             "watchdog_period_ms: expected an integer in [1, 1000000000000], got 0");
-  EXPECT_TRUE(make_lock("redlock", world.client(), {{"ttl_ms", 1000000000000}}).client);
-  EXPECT_TRUE(make_lock("redlock", world.client(), {{"retry_jitter_ms", 0}}).client);
+  EXPECT_TRUE(make_lock("redlock", world.client(), 5, {{"ttl_ms", 1000000000000}}).client);
+  EXPECT_TRUE(make_lock("redlock", world.client(), 5, {{"retry_jitter_ms", 0}}).client);
   // 0 is "no TTL" for the locks that have none by default.
-  EXPECT_TRUE(make_lock("zoo-no-ttl", world.client(), {{"ttl_ms", 0}}).client);
+  EXPECT_TRUE(make_lock("zoo-no-ttl", world.client(), 5, {{"ttl_ms", 0}}).client);
   EXPECT_EQ(error("zoo-no-ttl", "ttl_ms", -1),
             "ttl_ms: expected an integer in [0, 1000000000000], got -1");
 }
@@ -141,12 +141,11 @@ TEST(LockRegistry, AnEmbeddingProgramRegistersItsOwnLock) {
                  .kind = LockKind::family,
                  .description = "a Redlock registered by a test",
                  .models = "tests/unit/lock_registry_test.cpp",
-                 .params = {ms_param("ttl_ms", Duration::from_ms(4'000), "lock TTL", 1),
-                            count_param("nodes", "nodes", 3, "number of Redis nodes")},
+                 .params = {ms_param("ttl_ms", Duration::from_ms(4'000), "lock TTL", 1)},
                  .fencing_tokens = false,
                  .make = [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
                    RedlockOptions o;
-                   o.node_count = p.count("nodes");
+                   o.node_count = p.node_count();
                    o.ttl = p.ms("ttl_ms");
                    return std::make_unique<RedlockClient>(port, o);
                  }};
@@ -162,7 +161,7 @@ TEST(LockRegistry, AnEmbeddingProgramRegistersItsOwnLock) {
   EXPECT_EQ(check_lock_params("test-my-redlock", {{"ttl_ms", int64_t{0}}}),
             "ttl_ms: expected an integer in [1, 1000000000000], got 0");
   LockWorld world(1, 3);
-  MadeLock made = make_lock("test-my-redlock", world.client(), {{"ttl_ms", int64_t{1'000}}});
+  MadeLock made = make_lock("test-my-redlock", world.client(), 3, {{"ttl_ms", int64_t{1'000}}});
   ASSERT_TRUE(made.client) << made.error;
   EXPECT_EQ(static_cast<RedlockClient&>(*made.client).options().ttl, Duration::from_ms(1'000));
   EXPECT_EQ(static_cast<RedlockClient&>(*made.client).options().node_count, 3u);
@@ -173,7 +172,7 @@ TEST(LockRegistry, AnEmbeddingProgramRegistersItsOwnLock) {
 TEST(LockRegistry, HashLockWaitTimeoutIsAParameter) {
   LockWorld world(1, 1);
   world.nodes[0]->wait_acks = 2;
-  MadeLock made = make_lock("wait-acked-hash", world.client(), {{"replica_wait_ms", 50}});
+  MadeLock made = make_lock("wait-acked-hash", world.client(), 5, {{"replica_wait_ms", 50}});
   ASSERT_TRUE(made.client) << made.error;
   Grant grant;
   world.run(0, [&]() -> Task<void> { grant = co_await made.client->acquire("k"); }());
@@ -187,8 +186,7 @@ TEST(LockRegistry, HashLockWaitTimeoutIsAParameter) {
 
 TEST(LockRegistry, OverridesReachTheAlgorithm) {
   LockWorld world(1, 3);
-  MadeLock made =
-      make_lock("redlock", world.client(), {{"nodes", 3}, {"ttl_ms", 1000}, {"clock", "wall"}});
+  MadeLock made = make_lock("redlock", world.client(), 3, {{"ttl_ms", 1000}, {"clock", "wall"}});
   ASSERT_TRUE(made.client);
   Grant grant;
   world.run(
@@ -201,4 +199,20 @@ TEST(LockRegistry, OverridesReachTheAlgorithm) {
 }
 
 }  // namespace
+// A lock learns how many nodes it has from its client's node list (make_lock's node count), and
+// no lock declares a `nodes` parameter that could disagree with it.
+TEST(LockRegistry, TheNodeCountComesFromTheNodeList) {
+  for (const LockEntry& e : lock_entries()) {
+    EXPECT_EQ(find_param(e.params, "nodes"), nullptr) << e.name;
+  }
+  LockWorld world(1, 3);
+  for (uint32_t node_count : {1u, 3u}) {
+    MadeLock made = make_lock("redlock", world.client(), node_count);
+    ASSERT_TRUE(made.client) << made.error;
+    EXPECT_EQ(static_cast<RedlockClient&>(*made.client).options().node_count, node_count);
+  }
+  EXPECT_TRUE(find_lock_entry("redlock")->multi_node);
+  EXPECT_FALSE(find_lock_entry("single-instance")->multi_node);
+}
+
 }  // namespace redlock_sim

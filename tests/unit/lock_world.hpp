@@ -120,14 +120,21 @@ inline Instant at_ms(int64_t ms) {
   return Instant::from_ms(ms);
 }
 
-// A registry lock; a construction error fails the test that asked for it.
-inline std::unique_ptr<LockClient> make(const std::string& name, Port& port,
-                                        LockParams params = {}) {
-  MadeLock made = make_lock(name, port, params);
+// A registry lock on port nodes 0..node_count-1; a construction error fails the test that asked
+// for it.
+inline std::unique_ptr<LockClient> make(const std::string& name, Port& port, uint32_t node_count,
+                                        const LockParams& params = {}) {
+  MadeLock made = make_lock(name, port, node_count, params);
   // A test that cannot build its lock fails here with the registry's reason (gtest reports the
   // exception), instead of crashing later on a null lock.
   if (!made.client) throw std::runtime_error("cannot make lock " + name + ": " + made.error);
   return std::move(made.client);
+}
+
+// The same on five nodes, LockWorld's default.
+inline std::unique_ptr<LockClient> make(const std::string& name, Port& port,
+                                        const LockParams& params = {}) {
+  return make(name, port, 5, params);
 }
 
 }  // namespace redlock_sim::testing

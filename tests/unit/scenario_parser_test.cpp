@@ -202,16 +202,23 @@ TEST(ScenarioParser, RejectsWhatCannotBeRight) {
       error_of(with(valid, "{\"from\": \"A\", \"to\": \"N2\"", "{\"from\": \"X\", \"to\": \"N2\""))
           .find("$.network.links[0].from: no process"),
       std::string::npos);
-  // A lock's node count and token node fit the client's nodes list (a larger count made the
-  // lock address nodes that do not exist).
-  EXPECT_NE(error_of(with(valid, "\"clock\": \"wall\"}", "\"clock\": \"wall\", \"nodes\": 3}"))
-                .find("$.clients[0].params.nodes: expected at most 2"),
-            std::string::npos);
+  // A token node fits the client's nodes list.
   EXPECT_NE(error_of(with(valid, "\"clock\": \"wall\"}", "\"clock\": \"wall\", \"token_node\": 2}"))
                 .find("$.clients[0].params.token_node: expected an index"),
             std::string::npos);
-  EXPECT_EQ(error_of(with(valid, "\"clock\": \"wall\"}", "\"clock\": \"wall\", \"nodes\": 1}")),
-            "(no error)");
+}
+
+// A lock's node count is the length of its client's nodes list: a `nodes` parameter, even one
+// equal to it, is refused with one message saying so (it was a second copy that could disagree).
+TEST(ScenarioParser, TheNodeCountComesFromTheNodesList) {
+  const std::string refused =
+      "s.json: $.clients[0].params.nodes: no such parameter: a lock's node count comes from the "
+      "client's nodes list (2 here); remove \"nodes\"";
+  for (const char* count : {"1", "2", "3"}) {
+    EXPECT_EQ(error_of(with(valid, "\"clock\": \"wall\"}",
+                            std::string("\"clock\": \"wall\", \"nodes\": ") + count + "}")),
+              refused);
+  }
 }
 
 // A partition may begin before the run (negative at_ms) and must last into it; a fault of
