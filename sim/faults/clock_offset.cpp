@@ -17,13 +17,12 @@ void write(const FaultSpec& fault, FaultFieldWriter& fields) {
 }
 
 void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
-  const FaultSpec& fault = faults[index];
-  const ProcessId target = world.id_of(fault.target);
-  world.simulator().schedule_action(Instant::from_ms(fault.at_ms), [&world, target, fault] {
-    world.simulator().set_wall_clock_offset(target, Duration::from_ms(fault.delta_ms));
-    world.record_fault(target, fault);
-    world.clock_changed(target);
-  });
+  fault_fields::change_target_at(
+      world, faults[index],
+      [](FaultWorld& w, ProcessId target, const FaultSpec& fault) {
+        w.simulator().set_wall_clock_offset(target, Duration::from_ms(fault.delta_ms));
+      },
+      true);
 }
 
 std::optional<std::string> story(const FaultSpec& fault) {

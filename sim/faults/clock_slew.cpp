@@ -18,25 +18,17 @@ void write(const FaultSpec& fault, FaultFieldWriter& fields) {
 }
 
 void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
-  const FaultSpec& fault = faults[index];
-  const ProcessId target = world.id_of(fault.target);
-  world.simulator().schedule_action(Instant::from_ms(fault.at_ms), [&world, target, fault] {
-    world.simulator().slew_clock(target, Duration::from_ms(fault.delta_ms), fault.slew_ppm);
-    world.record_fault(target, fault);
-    world.clock_changed(target);
-  });
+  fault_fields::change_target_at(
+      world, faults[index],
+      [](FaultWorld& w, ProcessId target, const FaultSpec& fault) {
+        w.simulator().slew_clock(target, Duration::from_ms(fault.delta_ms), fault.slew_ppm);
+      },
+      true);
 }
 
 std::optional<std::string> story(const FaultSpec& fault) {
   return "clock slews " + std::to_string(fault.delta_ms) + " ms at " +
          std::to_string(fault.slew_ppm) + " ppm";
-}
-
-std::vector<FaultSpec> shorter(const FaultSpec& fault) {
-  if (fault.delta_ms >= -1 && fault.delta_ms <= 1) return {};
-  FaultSpec half = fault;
-  half.delta_ms /= 2;
-  return {half};
 }
 
 }  // namespace
@@ -52,7 +44,7 @@ const FaultKindDescriptor clock_slew_fault{
     .apply = apply,
     .story = story,
     .sentence = fault_fields::possessive,
-    .shorter = shorter,
+    .shorter = fault_fields::shorter_delta,
     .node_class = nullptr,
     .client_class = nullptr,
     .any_target_class = nullptr,

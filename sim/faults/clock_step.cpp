@@ -17,25 +17,17 @@ void write(const FaultSpec& fault, FaultFieldWriter& fields) {
 }
 
 void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
-  const FaultSpec& fault = faults[index];
-  const ProcessId target = world.id_of(fault.target);
-  world.simulator().schedule_action(Instant::from_ms(fault.at_ms), [&world, target, fault] {
-    world.simulator().step_wall_clock(target, Duration::from_ms(fault.delta_ms));
-    world.record_fault(target, fault);
-    world.clock_changed(target);
-  });
+  fault_fields::change_target_at(
+      world, faults[index],
+      [](FaultWorld& w, ProcessId target, const FaultSpec& fault) {
+        w.simulator().step_wall_clock(target, Duration::from_ms(fault.delta_ms));
+      },
+      true);
 }
 
 std::optional<std::string> story(const FaultSpec& fault) {
   return "wall clock steps " + std::string(fault.delta_ms >= 0 ? "+" : "") +
          std::to_string(fault.delta_ms) + " ms";
-}
-
-std::vector<FaultSpec> shorter(const FaultSpec& fault) {
-  if (fault.delta_ms >= -1 && fault.delta_ms <= 1) return {};
-  FaultSpec half = fault;
-  half.delta_ms /= 2;
-  return {half};
 }
 
 }  // namespace
@@ -51,7 +43,7 @@ const FaultKindDescriptor clock_step_fault{
     .apply = apply,
     .story = story,
     .sentence = fault_fields::possessive,
-    .shorter = shorter,
+    .shorter = fault_fields::shorter_delta,
     .node_class = "node-clock-step",
     .client_class = "client-clock-step",
     .any_target_class = nullptr,

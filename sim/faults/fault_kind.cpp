@@ -68,6 +68,24 @@ std::vector<FaultSpec> shorter_until(const FaultSpec& fault) {
   return {shorter};
 }
 
+std::vector<FaultSpec> shorter_delta(const FaultSpec& fault) {
+  if (fault.delta_ms >= -1 && fault.delta_ms <= 1) return {};
+  FaultSpec half = fault;
+  half.delta_ms /= 2;
+  return {half};
+}
+
+void change_target_at(FaultWorld& world, const FaultSpec& fault, TargetChange change,
+                      bool clock_change) {
+  const ProcessId target = world.id_of(fault.target);
+  world.simulator().schedule_action(Instant::from_ms(fault.at_ms),
+                                    [&world, target, fault, change, clock_change] {
+                                      change(world, target, fault);
+                                      world.record_fault(target, fault);
+                                      if (clock_change) world.clock_changed(target);
+                                    });
+}
+
 std::string possessive(const std::string& name, const std::string& text) {
   return name + "'s " + text;
 }

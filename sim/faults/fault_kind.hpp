@@ -139,6 +139,12 @@ namespace fault_fields {
 std::vector<FaultSpec> no_shorter(const FaultSpec& fault);
 std::vector<FaultSpec> shorter_duration(const FaultSpec& fault);
 std::vector<FaultSpec> shorter_until(const FaultSpec& fault);
+std::vector<FaultSpec> shorter_delta(const FaultSpec& fault);  // delta_ms halved
+// The apply of a kind that changes its target process at at_ms: schedules `change`, then logs
+// the fault; after a clock change (`clock_change`) also re-aims a restart timed on that clock.
+using TargetChange = std::function<void(FaultWorld& world, ProcessId target, const FaultSpec&)>;
+void change_target_at(FaultWorld& world, const FaultSpec& fault, TargetChange change,
+                      bool clock_change);
 std::string possessive(const std::string& name, const std::string& text);  // "N3's <text>"
 std::string passive(const std::string& name, const std::string& text);     // "N3 was <text>"
 }  // namespace fault_fields

@@ -18,14 +18,14 @@ void write(const FaultSpec& fault, FaultFieldWriter& fields) {
 
 void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
   const FaultSpec& fault = faults[index];
-  const ProcessId target = world.id_of(fault.target);
-  const Instant at = Instant::from_ms(fault.at_ms);
-  world.simulator().schedule_action(at, [&world, target, fault] {
-    world.simulator().pause(target);
-    world.record_fault(target, fault);
-  });
+  fault_fields::change_target_at(
+      world, fault,
+      [](FaultWorld& w, ProcessId target, const FaultSpec&) { w.simulator().pause(target); },
+      false);
   if (fault.duration_ms) {
-    world.simulator().schedule_action(at + Duration::from_ms(*fault.duration_ms), [&world, target] {
+    const ProcessId target = world.id_of(fault.target);
+    const Instant end = Instant::from_ms(fault.at_ms) + Duration::from_ms(*fault.duration_ms);
+    world.simulator().schedule_action(end, [&world, target] {
       world.simulator().resume(target);
       world.record_pause_ended(target);
     });

@@ -14,12 +14,9 @@ void write(const FaultSpec& fault, FaultFieldWriter& fields) {
 }
 
 void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
-  const FaultSpec& fault = faults[index];
-  const ProcessId target = world.id_of(fault.target);
-  world.simulator().schedule_action(Instant::from_ms(fault.at_ms), [&world, target, fault] {
-    world.restart_now(target);
-    world.record_fault(target, fault);
-  });
+  fault_fields::change_target_at(
+      world, faults[index],
+      [](FaultWorld& w, ProcessId target, const FaultSpec&) { w.restart_now(target); }, false);
 }
 
 std::optional<std::string> story(const FaultSpec&) {
