@@ -77,6 +77,7 @@ class World final : public FaultWorld {
   std::vector<StoryEvent> story_;
   std::vector<RunEvent> events_;
   std::size_t story_text_bytes_ = 0;
+  std::size_t event_text_bytes_ = 0;  // the cluster events' sentences
   std::map<std::string, ProcessId> ids_;
   std::vector<ProcessInfo> infos_;
   std::vector<ClientProcess*> clients_;
@@ -100,7 +101,9 @@ class World final : public FaultWorld {
 // What the world keeps for the checkers and the reports, counted as Simulator::memory_bytes
 // counts: a fixed cost per record (about x86-64's, with the allocator's) plus its text. A grant
 // keeps its record, an acquisition call, a write acknowledgement, a resource operation, a few
-// story lines and a key lifetime per node: about 2 KB at the zero-time workload's rate.
+// story lines and a key lifetime per node: about 2 KB at the zero-time workload's rate. The
+// event log and the command steps' replies count too (each is bounded by the file, but a file
+// may list many faults, and a cluster may tell many Sentinel events).
 std::size_t World::memory_bytes() const {
   constexpr std::size_t grant_bytes = 256;
   constexpr std::size_t acquire_bytes = 96;
@@ -113,6 +116,11 @@ std::size_t World::memory_bytes() const {
       history_.write_acks().size() * write_ack_bytes + story_.size() * story_line_bytes +
       story_text_bytes_ + keys_.kept() * key_lifetime_bytes;
   if (resource_ != nullptr) bytes += resource_->log().size() * resource_op_bytes;
+  bytes += events_.size() * sizeof(RunEvent) + event_text_bytes_;
+  for (const CommandReplyRecord& reply : replies_) {
+    bytes += sizeof(CommandReplyRecord) + reply.node.size() + reply.reply.size();
+    for (const std::string& word : reply.command) bytes += sizeof(std::string) + word.size();
+  }
   return bytes;
 }
 
@@ -136,6 +144,7 @@ void World::record(RunEvent event) {
     tell(event.process, line->kind, std::move(line->text));
     story_.back().event = events_.size();
   }
+  event_text_bytes_ += event.cluster.detail.size() + event.cluster.load_source.size();
   events_.push_back(std::move(event));
 }
 
