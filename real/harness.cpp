@@ -27,7 +27,9 @@
 #include "sim/faults/pairing.hpp"
 #include "sim/kernel/random.hpp"
 #include "sim/kernel/simulator.hpp"
+#include "sim/replication/cluster_event.hpp"
 #include "sim/resource/resource.hpp"
+#include "sim/runner/run_event.hpp"
 
 namespace redlock_sim::real {
 
@@ -569,6 +571,41 @@ std::optional<std::string> RealWorld::wait_for_group(int timeout_ms) {
   return "gave up waiting for " + waiting + " (" + std::to_string(timeout_ms / 1000) + " s)";
 }
 
+namespace {
+
+// A real sentinel's event channel as the model's cluster event, for the events the model tells.
+std::optional<ClusterEventKind> sentinel_event_kind(const std::string& channel) {
+  static const std::map<std::string, ClusterEventKind> kinds = [] {
+    std::map<std::string, ClusterEventKind> out;
+    for (const ClusterEventKind kind :
+         {ClusterEventKind::sdown, ClusterEventKind::sdown_cleared, ClusterEventKind::odown,
+          ClusterEventKind::try_failover, ClusterEventKind::vote_for_leader,
+          ClusterEventKind::elected_leader, ClusterEventKind::selected_slave,
+          ClusterEventKind::switch_master, ClusterEventKind::convert_to_slave,
+          ClusterEventKind::failover_abort_no_good_slave,
+          ClusterEventKind::failover_abort_not_elected, ClusterEventKind::promoted_slave}) {
+      out.emplace(cluster_event_name(kind), kind);
+    }
+    return out;
+  }();
+  const auto it = kinds.find(channel);
+  if (it == kinds.end()) return std::nullopt;
+  return it->second;
+}
+
+// What a restarted node loaded its keys from, in the model's words: its AOF when it has one, its
+// RDB file when one was written, else nothing.
+std::string load_source(const NodeRun& n) {
+  if (n.spec->persistence.mode == PersistenceMode::aof) return "aof";
+  if (n.spec->persistence.mode == PersistenceMode::rdb &&
+      std::filesystem::exists(std::filesystem::path(n.folder) / "dump.rdb")) {
+    return "rdb";
+  }
+  return "nothing";
+}
+
+}  // namespace
+
 // "127.0.0.1 20005" and "127.0.0.1:20005" read as the name of the node or sentinel announced
 // there, so that a sentinel's event reads as the simulator's does.
 std::string RealWorld::names_for_addresses(const std::string& text) const {
@@ -615,12 +652,28 @@ void RealWorld::on_sentinel_event(SentinelRun& s) {
         channel.rfind("__", 0) == 0) {
       continue;
     }
-    if (channel == "+promoted-slave") history_.probe("failover");
-    const bool fault_like = channel == "+promoted-slave" || channel == "+switch-master" ||
-                            channel == "+odown" || channel == "+convert-to-slave";
     const std::string text = names_for_addresses(words[3]);
     failover_events_.push_back({channel + " " + s.name, true_now().ms_floor(), 0});
-    tell(s.id, fault_like ? StoryKind::fault : StoryKind::cluster, channel + ": " + text);
+    // The events the model tells go into the run's event log (probes, the HTML's failover
+    // marks); Sentinel's other events are story lines only.
+    if (const std::optional<ClusterEventKind> kind = sentinel_event_kind(channel)) {
+      // A promotion is drawn on the promoted node's lane, as the model's is ("slave
+      // 127.0.0.1:<port> 127.0.0.1 <port> @ <group> ..." names it).
+      ProcessId about = s.id;
+      if (*kind == ClusterEventKind::promoted_slave) {
+        std::istringstream in(words[3]);
+        std::string role, address;
+        in >> role >> address;
+        for (const auto& n : nodes_) {
+          if (address == "127.0.0.1:" + std::to_string(n->announced)) about = n->id;
+        }
+      }
+      record(RunEvent{.process = about,
+                      .kind = RunEventKind::cluster,
+                      .cluster = ClusterEvent{.kind = *kind, .detail = text}});
+    } else {
+      tell(s.id, StoryKind::cluster, channel + ": " + text);
+    }
   }
 }
 
@@ -1435,10 +1488,15 @@ void RealWorld::watch_restart(ProcessId id, int64_t give_up_ns) {
       const std::optional<std::string> size = loopback_command(n->port, {"DBSIZE"}, 500);
       if (size && size->size() > 1 && (*size)[0] == ':') {
         const int64_t after = std::stoll(size->substr(1));
-        if (after < p.keys_before) history_.probe("key_lost_on_restart");
-        tell(id, StoryKind::cluster,
-             "restart: loaded " + std::to_string(after) + " key(s) (" +
-                 std::to_string(std::max<int64_t>(0, p.keys_before - after)) + " lost)");
+        record(RunEvent{
+            .process = id,
+            .kind = RunEventKind::cluster,
+            .cluster = ClusterEvent{.kind = ClusterEventKind::restarted,
+                                    .keys_loaded = static_cast<std::size_t>(after),
+                                    .keys_before_stop = static_cast<std::size_t>(p.keys_before),
+                                    .keys_lost = static_cast<std::size_t>(
+                                        std::max<int64_t>(0, p.keys_before - after)),
+                                    .load_source = load_source(*n)}});
       }
       return;
     }
@@ -1569,7 +1627,6 @@ void RealWorld::schedule_fault(std::size_t fault_index) {
       when([this, target, fault] {
         step_clock(target, fault.delta_ms * 1'000'000);
         record_fault(target, fault);
-        history_.probe("clock_step");
       });
       return;
     case FaultKind::clock_offset:
@@ -1586,14 +1643,12 @@ void RealWorld::schedule_fault(std::size_t fault_index) {
         const int64_t initial = n ? n->spec->clock.offset_ms : c ? c->spec->clock.offset_ms : 0;
         step_clock(target, fault.delta_ms * 1'000'000 - (current + initial * 1'000'000));
         record_fault(target, fault);
-        history_.probe("clock_step");
       });
       return;
     case FaultKind::pause:
       when([this, target, fault] {
         pause(target, true);
         record_fault(target, fault);
-        history_.probe("pause");
       });
       if (fault.duration_ms) {
         const int64_t resume_ms = fault.at_ms + *fault.duration_ms;
@@ -1756,6 +1811,8 @@ RealRun RealWorld::finish() {
   result.seed = scenario_.seed;
   result.processes = infos_;
   result.history = history_;
+  for (const auto& [name, count] : count_probes(run_events_))
+    result.history.probe(name, count);
   if (registers_) result.resource_log = registers_->log();
   const std::vector<ProcessClock>& clocks = clocks_;
   const ClockReach reach = [&clocks](ProcessId process, ClockKind kind, Instant local,

@@ -153,7 +153,8 @@ void collect_trace_faults(Model& model) {
   }
   // A failover: the node's promotion is where the lock's reality moves.
   for (const RunEvent& e : result.events) {
-    if (e.kind == RunEventKind::cluster && e.cluster.kind == ClusterEventKind::promoted) {
+    if (e.kind == RunEventKind::cluster && (e.cluster.kind == ClusterEventKind::promoted ||
+                                            e.cluster.kind == ClusterEventKind::promoted_slave)) {
       model.marks.push_back(
           {e.process, us_of(e.at), "failover", "promoted", run_event_story(e)->text});
     }

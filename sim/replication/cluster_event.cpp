@@ -40,6 +40,8 @@ const char* cluster_event_name(ClusterEventKind kind) {
       return "-failover-abort-no-good-slave";
     case ClusterEventKind::failover_abort_not_elected:
       return "-failover-abort-not-elected";
+    case ClusterEventKind::promoted_slave:
+      return "+promoted-slave";
   }
   return "?";
 }
@@ -52,7 +54,8 @@ std::string cluster_event_text(const ClusterEvent& event) {
 }
 
 bool cluster_event_is_fault_like(ClusterEventKind kind) {
-  return kind == ClusterEventKind::promoted || kind == ClusterEventKind::switch_master ||
+  return kind == ClusterEventKind::promoted || kind == ClusterEventKind::promoted_slave ||
+         kind == ClusterEventKind::switch_master ||
          kind == ClusterEventKind::restarted || kind == ClusterEventKind::odown ||
          kind == ClusterEventKind::replica_of;
 }

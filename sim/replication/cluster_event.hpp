@@ -29,6 +29,9 @@ enum class ClusterEventKind : uint8_t {
   convert_to_slave,
   failover_abort_no_good_slave,
   failover_abort_not_elected,
+  // told by real sentinels only (real mode): the promoted replica reports itself a master; the
+  // model's own promotion is `promoted` on the node
+  promoted_slave,
 };
 
 struct ClusterEvent {

@@ -58,7 +58,9 @@ const std::vector<ProbeDefinition>& probe_definitions() {
        }},
       {"failover",
        [](const RunEvent& e) {
-         return e.kind == RunEventKind::cluster && e.cluster.kind == ClusterEventKind::promoted;
+         return e.kind == RunEventKind::cluster &&
+                (e.cluster.kind == ClusterEventKind::promoted ||
+                 e.cluster.kind == ClusterEventKind::promoted_slave);
        }},
       {"key_lost_on_restart",
        [](const RunEvent& e) {

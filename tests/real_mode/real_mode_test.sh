@@ -62,7 +62,8 @@ PY
     # S15 with a real Sentinel failover: three redis-server --sentinel processes watch M and its
     # replica R through the harness's proxies; M is killed at 50 ms, the sentinels promote R, the
     # clients follow +switch-master, and B's lock on R overlaps A's as in the simulator.
-    "$cli" real "$source_dir/scenarios/failover-loses-lock.json" --json "$work/f.json" --timeline >"$work/f.txt"
+    "$cli" real "$source_dir/scenarios/failover-loses-lock.json" --json "$work/f.json" --timeline \
+      --html "$work/f.html" >"$work/f.txt"
     rc=$?
     [ $rc -eq 0 ] || { cat "$work/f.txt"; fail "real failover-loses-lock exited $rc"; }
     python3 - "$work/f.json" <<'PY' || fail "failover-loses-lock for real"
@@ -79,6 +80,10 @@ sdown = min(e["at_ms"] for e in r["real"]["failover_events"] if e["what"].starts
 assert 5050 <= sdown <= 5400, sdown
 PY
     grep -q "B .*learns the master of mymaster is now R" "$work/f.txt" || fail "B did not follow +switch-master"
+    # The sentinels' events are the run's typed events: the promotion is a failover mark on R's
+    # lane of the report, drawn from the event log as in the simulator.
+    grep -q 'class="fault mark mark-failover" data-process="R"' "$work/f.html" ||
+      fail "the real report has no failover mark on R"
     # A replica of Redis 6.2 cannot be staged with the installed 7.0; nor a fault on a sentinel.
     python3 - "$source_dir/scenarios/failover-loses-lock.json" "$work" <<'PY'
 import json, sys
