@@ -73,6 +73,7 @@ void* LuaHeap::allocate_big(std::size_t size) {
   } else if (size == watched_size_) {
     watched_size_seen_ = true;
   }
+  if (!images_) return std::malloc(size);
   auto* header = static_cast<BigBlock*>(std::malloc(sizeof(BigBlock) + size));
   if (header == nullptr) return nullptr;
   header->size = size;
@@ -82,12 +83,17 @@ void* LuaHeap::allocate_big(std::size_t size) {
 }
 
 void LuaHeap::free_big(void* block) {
+  if (!images_) {
+    std::free(block);
+    return;
+  }
   BigBlock* header = header_of(block);
   unlink_big(header);
   if (!header->pinned) std::free(header);  // a pinned one waits for restore() or the heap's end
 }
 
 void* LuaHeap::reallocate_big(void* block, std::size_t new_size) {
+  if (!images_) return std::realloc(block, new_size);
   BigBlock* header = header_of(block);
   if (header->pinned) {
     void* moved = allocate_big(new_size);
@@ -150,7 +156,7 @@ void* LuaHeap::reallocate_slowly(void* block, std::size_t old_size, std::size_t 
 }
 
 void LuaHeap::snapshot() {
-  SIM_ASSERT(pooled && !snapshot_taken_);
+  SIM_ASSERT(pooled && images_ && !snapshot_taken_);
   snapshot_taken_ = true;
   watched_size_seen_ = false;
   snapshot_free_ = free_;

@@ -24,7 +24,10 @@ namespace redlock_sim {
 
 class LuaHeap {
  public:
-  LuaHeap() = default;
+  // `images`: the heap may take a snapshot; its big blocks then carry a header that lists them
+  // (32 bytes more each, which can move a block to the allocator's next size class). Without,
+  // big blocks go to malloc as they are.
+  explicit LuaHeap(bool images = false) : images_(images) {}
   ~LuaHeap();
   LuaHeap(const LuaHeap&) = delete;
   LuaHeap& operator=(const LuaHeap&) = delete;
@@ -53,7 +56,7 @@ class LuaHeap {
   // Bytes taken from the system for small blocks (chunks), for tests.
   std::size_t chunk_bytes() const { return chunks_.size() * chunk_bytes_size; }
 
-  // Keeps an image of every block in use (once per heap; only with `pooled`).
+  // Keeps an image of every block in use (once per heap; only with `pooled` and `images`).
   void snapshot();
   bool has_snapshot() const { return snapshot_taken_; }
   // Puts every block of the snapshot back, byte for byte, and frees what came since.
@@ -116,6 +119,7 @@ class LuaHeap {
   void link_big(BigBlock* header);
   void unlink_big(BigBlock* header);
 
+  const bool images_;
   std::array<FreeBlock*, class_count> free_{};
   std::vector<char*> chunks_;  // the first chunks_in_use_ hold blocks; the rest are spare
   std::size_t chunks_in_use_ = 0;

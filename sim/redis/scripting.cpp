@@ -744,6 +744,7 @@ void make_readonly_proxy(lua_State* lua, int protected_index) {
 // at the same addresses, so no script can tell it from a new one; building one costs about
 // 300 000 instructions and closing it about 150 000, restoring it a copy of its blocks.
 struct LuaStateHome {
+  explicit LuaStateHome(bool image) : heap(image) {}
   LuaHeap heap;
   lua_State* lua = nullptr;
   // What open_state left, kept with the snapshot.
@@ -765,6 +766,10 @@ struct IdleHomes {
   bool reuse = true;
   std::size_t built = 0;
   std::size_t collections = 0;
+  // A state went on this thread: states are handed on here (a next world, a restart), so new
+  // ones get an image. Until then none does, and a single run pays neither the image's copy nor
+  // its memory.
+  bool one_went = false;
   ~IdleHomes() { homes_with_snapshot -= homes.size(); }
 };
 thread_local IdleHomes idle_homes;
@@ -793,6 +798,10 @@ void ScriptRunner::reuse_states(bool reuse) {
 
 std::size_t ScriptRunner::states_built() {
   return idle_homes.built;
+}
+
+std::size_t ScriptRunner::states_with_image() {
+  return homes_with_snapshot;
 }
 
 std::size_t ScriptRunner::states_collected() {
@@ -841,6 +850,7 @@ void ScriptRunner::close_state() {
   } else if (lua_ != nullptr) {
     lua_close(lua_);
   }
+  if (lua_ != nullptr) idle_homes.one_went = true;
   home_.reset();
   heap = nullptr;
   lua_ = nullptr;
@@ -916,11 +926,13 @@ void ScriptRunner::open_state() {
     keep_encode_buffer(lua_, true);
     return;
   }
-  home_ = std::make_unique<LuaStateHome>();
+  const bool image = LuaHeap::pooled && idle_homes.reuse && idle_homes.one_went &&
+                     homes_with_snapshot < homes_with_snapshot_max;
+  home_ = std::make_unique<LuaStateHome>(image);
   heap = &home_->heap;
   build_state();
   ++idle_homes.built;
-  if (LuaHeap::pooled && idle_homes.reuse && homes_with_snapshot < homes_with_snapshot_max) {
+  if (image) {
     ++homes_with_snapshot;
     keep_encode_buffer(lua_, false);
     home_->heap.snapshot();

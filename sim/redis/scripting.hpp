@@ -46,7 +46,8 @@ class ScriptRunner {
   // Lua states given back are kept (per thread) and handed to the next runner restored to what
   // a new state is (see LuaStateHome in scripting.cpp); off, every runner builds its own.
   static void reuse_states(bool reuse);
-  static std::size_t states_built();  // on this thread, for tests
+  static std::size_t states_built();       // on this thread, for tests
+  static std::size_t states_with_image();  // on all threads, for tests
   // States given back after a full collection (a cjson instance may have been made), for tests.
   static std::size_t states_collected();
 

@@ -35,8 +35,7 @@ bool holds(const void* block, std::size_t size, uint8_t seed) {
   return true;
 }
 
-TEST(LuaHeap, ResizesKeepTheContentAcrossClassesAndIntoMalloc) {
-  LuaHeap heap;
+void resize_through_classes(LuaHeap& heap) {
   std::size_t size = 1;
   void* block = heap.reallocate(nullptr, 0, size);
   fill(block, size, 3);
@@ -49,6 +48,13 @@ TEST(LuaHeap, ResizesKeepTheContentAcrossClassesAndIntoMalloc) {
     size = next;
   }
   EXPECT_EQ(heap.reallocate(block, size, 0), nullptr);
+}
+
+TEST(LuaHeap, ResizesKeepTheContentAcrossClassesAndIntoMalloc) {
+  for (const bool images : {false, true}) {
+    LuaHeap heap(images);
+    resize_through_classes(heap);
+  }
 }
 
 TEST(LuaHeap, FreedBlocksAreReusedBeforeNewChunks) {
@@ -111,18 +117,20 @@ std::string run_state(Counted& counted) {
 }
 
 TEST(LuaHeap, ALuaStateRunsAndCountsTheSameAsOnMalloc) {
-  Counted on_malloc;
-  LuaHeap heap;
-  Counted on_heap{.heap = &heap};
-  EXPECT_EQ(run_state(on_heap), run_state(on_malloc));
-  EXPECT_EQ(on_heap.peak, on_malloc.peak);
+  for (const bool images : {false, true}) {
+    Counted on_malloc;
+    LuaHeap heap(images);
+    Counted on_heap{.heap = &heap};
+    EXPECT_EQ(run_state(on_heap), run_state(on_malloc));
+    EXPECT_EQ(on_heap.peak, on_malloc.peak);
+  }
 }
 
 // Blocks alive at the snapshot, small and big, are back at their addresses with their bytes,
 // whatever was freed, moved or allocated since; allocation then goes on as after the snapshot.
 TEST(LuaHeap, RestoreBringsBackEveryBlockOfTheSnapshot) {
   if (!LuaHeap::pooled) GTEST_SKIP() << "no snapshots under AddressSanitizer";
-  LuaHeap heap;
+  LuaHeap heap(/*images=*/true);
   void* small = heap.reallocate(nullptr, 0, 48);
   void* big = heap.reallocate(nullptr, 0, 4000);
   void* grown = heap.reallocate(nullptr, 0, 200);
@@ -155,7 +163,7 @@ TEST(LuaHeap, RestoreBringsBackEveryBlockOfTheSnapshot) {
 // the next restore.
 TEST(LuaHeap, TheWatchedSizeIsSeenUntilTheNextRestore) {
   if (!LuaHeap::pooled) GTEST_SKIP() << "no snapshots under AddressSanitizer";
-  LuaHeap heap;
+  LuaHeap heap(/*images=*/true);
   heap.record_big_sizes(true);
   void* smaller = heap.reallocate(nullptr, 0, 640);
   void* noted = heap.reallocate(nullptr, 0, 1392);
@@ -177,7 +185,7 @@ TEST(LuaHeap, TheWatchedSizeIsSeenUntilTheNextRestore) {
 // same memory counts at every step (so its collector ran at the same points).
 TEST(LuaHeap, ARestoredLuaStateRunsAsTheFirstTime) {
   if (!LuaHeap::pooled) GTEST_SKIP() << "no snapshots under AddressSanitizer";
-  LuaHeap heap;
+  LuaHeap heap(/*images=*/true);
   Counted counted{.heap = &heap};
   lua_State* lua = lua_newstate(counted_allocate, &counted);
   luaL_openlibs(lua);

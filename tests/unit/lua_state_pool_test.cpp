@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 
 #include "sim/redis/engine.hpp"
 #include "sim/redis/lua_heap.hpp"
@@ -102,6 +103,29 @@ TEST(LuaStatePool, AStateFromThePoolIsTheStateAsBuilt) {
     // Each round's cjson instance was finalized at its second SCRIPT FLUSH, and only there.
     EXPECT_EQ(ScriptRunner::states_collected(), collected + 3);
   }
+}
+
+// A thread takes images only once one of its states went: a single run (one world, no restart)
+// keeps no image and pays for none; the world after it reuses.
+TEST(LuaStatePool, NoImageUntilAStateWent) {
+  if (!LuaHeap::pooled) GTEST_SKIP() << "no pool under AddressSanitizer";
+  std::thread([] {
+    const std::size_t images = ScriptRunner::states_with_image();
+    {
+      Harness first_world;
+      EXPECT_EQ(ScriptRunner::states_with_image(), images);
+    }
+    const std::size_t built = ScriptRunner::states_built();
+    {
+      Harness second_world;  // built, with an image
+      EXPECT_EQ(ScriptRunner::states_with_image(), images + 1);
+    }
+    {
+      Harness third_world;  // restored
+      EXPECT_TRUE(third_world.eval("return 1").is_integer(1));
+    }
+    EXPECT_EQ(ScriptRunner::states_built(), built + 1);
+  }).join();
 }
 
 }  // namespace
