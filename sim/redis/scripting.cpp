@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -770,9 +771,16 @@ struct IdleHomes {
   // ones get an image. Until then none does, and a single run pays neither the image's copy nor
   // its memory.
   bool one_went = false;
-  ~IdleHomes() { homes_with_snapshot -= homes.size(); }
+  ~IdleHomes();
 };
 thread_local IdleHomes idle_homes;
+// Set when this thread's pool is gone (thread exit): a runner that goes after it closes its
+// state instead. Trivially destructible, so it can still be read then.
+thread_local bool idle_homes_gone = false;
+IdleHomes::~IdleHomes() {
+  homes_with_snapshot -= homes.size();
+  idle_homes_gone = true;
+}
 
 // cjson keeps its encoding buffer in malloc'd memory outside the Lua heap, which a restore cannot
 // put back: the snapshot is taken with the buffer released (encode_keep_buffer(false), which
@@ -819,7 +827,10 @@ ScriptRunner::~ScriptRunner() {
 }
 
 void ScriptRunner::close_state() {
-  if (lua_ != nullptr && home_->heap.has_snapshot()) {
+  // The state's count no longer matters (a restore sets it anew): nothing here may be refused.
+  memory_slack = std::numeric_limits<std::size_t>::max() / 2;
+  if (lua_ != nullptr && home_->heap.has_snapshot() && !idle_homes_gone && idle_homes.reuse &&
+      idle_homes.homes.size() < idle_homes_max) {
     keep_encode_buffer(lua_, false);
     // A cjson.new() instance keeps a buffer outside Lua too, freed by its finalizer. If one may
     // have been made since the state was handed out (a new big block of the size of cjson's
@@ -827,30 +838,27 @@ void ScriptRunner::close_state() {
     // ARGV of the last call (the only globals a script can store into) go, and a full collection
     // runs the finalizers, as closing the state would. It costs about 150 000 instructions (3 %
     // of an exploration), so only then.
-    for (const char* name : {"KEYS", "ARGV"}) {
-      if (!heap->watched_size_seen()) break;
-      lua_pushstring(lua_, name);
-      lua_rawget(lua_, LUA_GLOBALSINDEX);
-      const bool present = !lua_isnil(lua_, -1);
-      lua_pop(lua_, 1);
-      if (!present) continue;  // setting a missing key to nil would allocate
-      lua_pushstring(lua_, name);
-      lua_pushnil(lua_);
-      lua_rawset(lua_, LUA_GLOBALSINDEX);
-    }
     if (heap->watched_size_seen()) {
+      for (const char* name : {"KEYS", "ARGV"}) {
+        lua_pushstring(lua_, name);
+        lua_rawget(lua_, LUA_GLOBALSINDEX);
+        const bool present = !lua_isnil(lua_, -1);
+        lua_pop(lua_, 1);
+        if (!present) continue;  // setting a missing key to nil would allocate
+        lua_pushstring(lua_, name);
+        lua_pushnil(lua_);
+        lua_rawset(lua_, LUA_GLOBALSINDEX);
+      }
       lua_gc(lua_, LUA_GCCOLLECT, 0);
       ++idle_homes.collections;
     }
-    if (idle_homes.reuse && idle_homes.homes.size() < idle_homes_max) {
-      idle_homes.homes.push_back(std::move(home_));
-    } else {
-      --homes_with_snapshot;
-    }
+    idle_homes.homes.push_back(std::move(home_));
   } else if (lua_ != nullptr) {
-    lua_close(lua_);
+    if (home_->heap.has_snapshot()) --homes_with_snapshot;
+    lua_close(lua_);  // its finalizers free what cjson holds outside Lua
   }
-  if (lua_ != nullptr) idle_homes.one_went = true;
+  if (lua_ != nullptr && !idle_homes_gone) idle_homes.one_went = true;
+  memory_slack = 0;
   home_.reset();
   heap = nullptr;
   lua_ = nullptr;

@@ -125,6 +125,15 @@ TEST(LuaStatePool, NoImageUntilAStateWent) {
       EXPECT_TRUE(third_world.eval("return 1").is_integer(1));
     }
     EXPECT_EQ(ScriptRunner::states_built(), built + 1);
+    {
+      // A state that cannot go back to the pool (reuse off here; a full pool or the thread's
+      // end alike) is closed, finalizers and image with it.
+      Harness last_world;
+      EXPECT_TRUE(last_world.eval(dirty).is_integer(100004));
+      ScriptRunner::reuse_states(false);
+    }
+    ScriptRunner::reuse_states(true);
+    EXPECT_EQ(ScriptRunner::states_with_image(), images);
   }).join();
 }
 
