@@ -17,6 +17,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,8 @@
 struct lua_State;
 
 namespace redlock_sim {
+
+struct LuaStateHome;
 
 class ScriptRunner {
  public:
@@ -40,6 +43,14 @@ class ScriptRunner {
   // SCRIPT FLUSH: a fresh Lua state and an empty cache, as Redis does.
   void flush();
 
+  // Lua states given back are kept (per thread) and handed to the next runner restored to what
+  // a new state is (see LuaStateHome in scripting.cpp); off, every runner builds its own.
+  static void reuse_states(bool reuse);
+  static std::size_t states_built();       // on this thread, for tests
+  static std::size_t states_with_image();  // on all threads, for tests
+  // States given back after a full collection (a cjson instance may have been made), for tests.
+  static std::size_t states_collected();
+
   // Used by the Lua C functions (scripting.cpp).
   Reply call_from_script(const Command& argv, std::string& refusal);
   std::string last_raised_error;  // text raised by redis.call, recognised by the error handler
@@ -51,7 +62,7 @@ class ScriptRunner {
   bool killing = false;
   bool wrote = false;                 // the running script called a write command
   std::size_t memory_bytes = 0;       // held by the Lua state (its allocator counts)
-  LuaHeap heap;                       // where the Lua state's blocks live
+  LuaHeap* heap = nullptr;            // where the Lua state's blocks live
   std::size_t memory_slack = 0;       // allowed past the budget while a reply is read
   std::size_t argument_bytes = 0;     // passed to redis.call/pcall by the running script
   uint64_t random_state = 0;          // Redis's redisLrand48 state, shared by all scripts
@@ -66,6 +77,7 @@ class ScriptRunner {
 
  private:
   void open_state();
+  void build_state();
   void close_state();
   // Compiles and caches a body; on failure returns false and sets `error`.
   bool create_function(const std::string& sha, const std::string& body, std::string& error);
@@ -97,6 +109,7 @@ class ScriptRunner {
 
   RedisEngine& engine_;
   lua_State* lua_ = nullptr;
+  std::unique_ptr<LuaStateHome> home_;    // where lua_ lives
   std::map<std::string, int> functions_;  // sha -> registry reference
   // Script body -> its SHA-1, so a repeated EVAL of the same body does not hash it again
   // (bounded by the script cache: cleared with it).
