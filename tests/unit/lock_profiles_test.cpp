@@ -530,14 +530,18 @@ TEST(ProfileRedissonRLock, FailedUnlockStopsTheWatchdog) {
   EXPECT_FALSE(world.nodes[0]->has("k"));  // expired: nobody renewed it after the unlock
 }
 
-// RedissonRedLock: no elapsed-time check; a slow sequential acquisition returns success after
-// the first sub-lock has already expired.
-TEST(ProfileRedissonRedLock, SlowSequentialAcquisitionReturnsWithAnExpiredSubLock) {
+// RedissonRedLock: no elapsed-time check when the loop breaks on a failure past the quorum. The
+// third master answers "busy" after a 3 s round trip; the two sub-locks taken before it (leases
+// of twice lock(1000 ms)'s drawn wait time, under 2 s) have expired by then, and the grant is
+// made all the same.
+TEST(ProfileRedissonRedLock, SlowFailureAfterAQuorumReturnsWithExpiredSubLocks) {
   LockWorld world(3, 3);
-  for (std::size_t n : {1, 2}) {
-    world.simulator.network().set_link_delay(world.client().id(), world.node_id(n),
-                                             DelaySpec::fixed(Duration::from_ms(700)));
-  }
+  world.simulator.network().set_link_delay(world.client().id(), world.node_id(2),
+                                           DelaySpec::fixed(Duration::from_ms(1'500)));
+  world.simulator.network().set_link_delay(world.node_id(2), world.client().id(),
+                                           DelaySpec::fixed(Duration::from_ms(1'500)));
+  world.nodes[2]->execute(make_command("HSET", "k", "someone:1", "1"));
+  world.nodes[2]->execute(make_command("PEXPIRE", "k", "60000"));
   auto lock = make("redisson-redlock", world.client(), 3, {{"lease_ms", 1000}});
   Grant grant;
   bool first_held_at_grant = true;
@@ -549,8 +553,58 @@ TEST(ProfileRedissonRedLock, SlowSequentialAcquisitionReturnsWithAnExpiredSubLoc
       }(),
       at_ms(10'000));
   ASSERT_TRUE(grant.acquired);
-  EXPECT_EQ(grant.nodes_locked, 3u);
+  EXPECT_EQ(grant.nodes_locked, 2u);
   EXPECT_FALSE(first_held_at_grant);
+}
+
+// RedissonRedLock lock(leaseTime): tryLock's wait time is below the lease (drawn in [lease/2,
+// lease)), and a tryLock whose remaining time is spent unlocks what it took and fails, even with
+// every sub-lock taken: with 700 ms links to two masters a 1 s lease is never granted.
+TEST(ProfileRedissonRedLock, TryLockPastItsWaitTimeUnlocksAndFails) {
+  LockWorld world(3, 3);
+  for (std::size_t n : {1, 2}) {
+    world.simulator.network().set_link_delay(world.client().id(), world.node_id(n),
+                                             DelaySpec::fixed(Duration::from_ms(700)));
+  }
+  auto lock = make("redisson-redlock", world.client(), 3, {{"lease_ms", 1000}});
+  bool returned = false;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        co_await lock->acquire("k");
+        returned = true;
+      }(),
+      at_ms(20'000));
+  EXPECT_FALSE(returned);  // lockInterruptibly keeps calling tryLock
+  EXPECT_FALSE(world.nodes[0]->has("k") && world.nodes[1]->has("k") && world.nodes[2]->has("k"));
+}
+
+// RedissonRedLock lock(): a failure past failedLocksLimit unlocks, resets the iterator and goes
+// on with the same remainTime (not a fresh 4.5 s). N2 and N3 are busy until 5 s: each waits its
+// 1.5 s share and fails, N1 is taken again at 3 s, N2 waits the 1.5 s left and the first call
+// fails at 4.5 s; the second takes all three as they free up at 5 s. (Ending the first call at
+// 3 s and starting afresh, N3 would be the one failure allowed: granted with two.)
+TEST(ProfileRedissonRedLock, FailurePastTheLimitRestartsTheLoopWithTheSameRemainingTime) {
+  LockWorld world(3, 3);
+  for (std::size_t n : {1, 2}) {
+    world.nodes[n]->execute(make_command("HSET", "k", "someone:1", "1"));
+    world.nodes[n]->execute(make_command("PEXPIRE", "k", "5000"));
+  }
+  auto lock = make("redisson-redlock", world.client(), 3, {});
+  Grant grant;
+  Instant granted_at;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        grant = co_await lock->acquire("k");
+        granted_at = world.simulator.now();
+      }(),
+      at_ms(20'000));
+  ASSERT_TRUE(grant.acquired);
+  EXPECT_EQ(grant.attempts, 2u);  // two tryLock calls
+  EXPECT_EQ(grant.nodes_locked, 3u);
+  EXPECT_GE(granted_at, Instant::from_ms(5'000));
+  EXPECT_LT(granted_at, Instant::from_ms(5'020));
 }
 
 // RedissonRedLock: a failure once a quorum is held ends tryLock with success, and the sub-locks
