@@ -110,7 +110,7 @@ Task<uint32_t> RedLockMutexClient::unlock(const std::string& resource,
   uint32_t deleted = 0;
   for (NodeId instance = 0; instance < options_.node_count; ++instance) {
     const Outcome outcome =
-        co_await send_call(port(), instance, delete_if_ours, options_.unlock_timeout, false);
+        co_await send_call(port(), instance, delete_if_ours, options_.request_timeout, false);
     if (!outcome.replied() || outcome.reply.is_error()) break;  // the exception leaves unlock
     if (outcome.reply.is_integer(1)) ++deleted;
   }
@@ -210,7 +210,6 @@ std::vector<LockEntry> redis_plus_plus_locks() {
             .ttl = p.ms("ttl_ms"),
             .clock = p.choice("clock") == 0 ? ClockKind::wall : ClockKind::monotonic,
             .request_timeout = p.ms("request_timeout_ms"),
-            .unlock_timeout = Duration::from_s(3600),
             .retry_count = static_cast<int32_t>(p.integer("retry_count")),
             .retry_delay = RetryDelay{.min_ms = p.integer("retry_delay_ms_min"),
                                       .jitter_ms = p.integer("retry_jitter_ms")},

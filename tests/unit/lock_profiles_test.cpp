@@ -391,6 +391,32 @@ TEST(ProfileRedisPlusPlusRedLockMutex, NodeErrorAfterAQuorumStillFails) {
   EXPECT_TRUE(world.nodes[1]->has("k"));
 }
 
+// redis-plus-plus RedLockMutex: unlock's script goes through the same Redis instance as SET
+// (`instance.eval`), so the connection's socket timeout bounds it too: a node cut off after the
+// grant costs the release 100 ms (and, the exception leaving unlock, the nodes after it are not
+// asked), not an hour.
+TEST(ProfileRedisPlusPlusRedLockMutex, UnlockHasTheRequestTimeout) {
+  LockWorld world(3, 3);
+  auto lock =
+      make("redis-plus-plus-redlockmutex", world.client(), 3, {{"request_timeout_ms", 100}});
+  ReleaseResult released;
+  Instant released_at;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        Grant grant = co_await lock->acquire("k");
+        world.partition(0, {0});
+        released = co_await lock->release(grant.lease);
+        released_at = world.simulator.now();
+      }(),
+      at_ms(10'000));
+  EXPECT_TRUE(released.released);  // the library tells the caller nothing
+  EXPECT_EQ(released.nodes, 0u);
+  EXPECT_GE(released_at, Instant::from_ms(100));
+  EXPECT_LT(released_at, Instant::from_ms(150));
+  EXPECT_TRUE(world.nodes[1]->has("k"));  // left until its TTL
+}
+
 // redis-plus-plus RedMutex: the LockWatcher extends every ttl/2 and tells the holder on failure.
 TEST(ProfileRedisPlusPlusRedMutex, WatcherEveryHalfTtlTellsOnLoss) {
   LockWorld world(3, 3);
