@@ -29,20 +29,6 @@ struct RedLockMutexOptions {
   uint32_t attempts_cap = 100'000;
 };
 
-class RedLockMutexClient : public LibraryClient<RedLockMutexOptions> {
- public:
-  using LibraryClient::LibraryClient;
-
-  Task<Grant> acquire(std::string resource) override;
-  Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
-  Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
-
- private:
-  // RedLockMutexVessel::unlock: the delete script on each instance in turn; an error stops the
-  // loop. Returns the instances that deleted our key.
-  Task<uint32_t> unlock(const std::string& resource, const std::string& random_string);
-};
-
 // The flag-driven form of the same defaults, for RedMutex and RedMutexTx (below), which still
 // run on the Redlock family.
 // RedLockMutexVessel::lock: 20 alphanumeric characters; startTime read once before the retry

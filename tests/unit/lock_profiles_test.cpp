@@ -130,7 +130,8 @@ TEST(ProfileNodeRedlock5Beta2, ExtendDatesFromBeforeItsRetries) {
 TEST(ProfileNodeRedlock5Beta2, IsTheLibrarysOwnLoopWithItsOwnParameters) {
   LockWorld world(3, 3);
   auto lock = make("node-redlock-5.0.0-beta.2", world.client(), 3, {{"retry_count", 2}});
-  const auto* redlock = dynamic_cast<const profiles::NodeRedlockClient*>(lock.get());
+  const auto* redlock =
+      dynamic_cast<const profiles::LibraryClient<profiles::NodeRedlockOptions>*>(lock.get());
   ASSERT_NE(redlock, nullptr);
   EXPECT_EQ(redlock->options().retry_count, 2);
   for (const char* absent : {"fan_out", "wait", "extend_quorum"}) {
@@ -362,7 +363,8 @@ TEST(ProfileRedisPlusPlusRedLockMutex, StartTimeFixedBeforeTheRetryLoop) {
 TEST(ProfileRedisPlusPlusRedLockMutex, IsTheLibrarysOwnLoopWithItsOwnParameters) {
   LockWorld world(1, 3);
   auto lock = make("redis-plus-plus-redlockmutex", world.client(), 3, {});
-  const auto* vessel = dynamic_cast<const profiles::RedLockMutexClient*>(lock.get());
+  const auto* vessel =
+      dynamic_cast<const profiles::LibraryClient<profiles::RedLockMutexOptions>*>(lock.get());
   ASSERT_NE(vessel, nullptr);
   EXPECT_EQ(vessel->options().retry_count, 2);  // lock()'s retry_count = 3 tries
   EXPECT_EQ(vessel->options().node_count, 3u);
@@ -468,7 +470,8 @@ TEST(ProfileAioredlock, GatherWaitsForASlowNode) {
 TEST(ProfileAioredlock, IsTheLibrarysOwnLoopWithItsOwnParameters) {
   LockWorld world(3, 3);
   auto lock = make("aioredlock", world.client(), 3, {{"auto_extend", false}, {"retry_count", 1}});
-  const auto* aioredlock = dynamic_cast<const profiles::AioredlockClient*>(lock.get());
+  const auto* aioredlock =
+      dynamic_cast<const profiles::LibraryClient<profiles::AioredlockOptions>*>(lock.get());
   ASSERT_NE(aioredlock, nullptr);
   EXPECT_EQ(aioredlock->options().retry_count, 1);
   for (const char* absent : {"fan_out", "wait", "extend_quorum"}) {
@@ -796,7 +799,8 @@ TEST(ProfileRedlockPy, IsTheLibrarysOwnLoopWithItsOwnParameters) {
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 60'000);
   auto lock = make("redlock-py", world.client(), 3, {});
-  const auto* redlock = dynamic_cast<const profiles::RedlockPyClient*>(lock.get());
+  const auto* redlock =
+      dynamic_cast<const profiles::LibraryClient<profiles::RedlockPyOptions>*>(lock.get());
   ASSERT_NE(redlock, nullptr);
   EXPECT_EQ(redlock->options().node_count, 3u);
   for (const char* absent : {"fan_out", "wait", "extend_quorum"}) {
@@ -829,7 +833,8 @@ TEST(ProfilePottery, IsTheLibrarysOwnLoopWithItsOwnParameters) {
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 60'000);
   auto lock = make("pottery", world.client(), 3, {{"retry_count", 2}});
-  const auto* redlock = dynamic_cast<const profiles::PotteryClient*>(lock.get());
+  const auto* redlock =
+      dynamic_cast<const profiles::LibraryClient<profiles::PotteryOptions>*>(lock.get());
   ASSERT_NE(redlock, nullptr);
   EXPECT_EQ(redlock->options().num_extensions, 3);
   for (const char* absent : {"fan_out", "wait", "extend_quorum"}) {
