@@ -105,6 +105,16 @@ struct ReleaseResult {
   std::string failure;    // why released is false
 };
 
+// A release that counts: released when `enough` (a quorum of the nodes said so), otherwise a
+// "quorum" failure; `nodes` is how many released.
+inline ReleaseResult release_with_quorum(uint32_t nodes, bool enough) {
+  ReleaseResult result;
+  result.nodes = nodes;
+  result.released = enough;
+  if (!enough) result.failure = "quorum";
+  return result;
+}
+
 struct ExtendResult {
   bool extended = false;   // the library reported success to its caller
   Deadline deadline;       // the new deadline when extended

@@ -32,8 +32,13 @@ Deadline HashLockClient::deadline_from(Instant t1) const {
 
 Task<HashLockClient::Attempt> HashLockClient::try_on(NodeId node, const std::string& resource,
                                                      bool with_wait) {
+  co_return co_await try_on(node, resource, with_wait, options_.lease);
+}
+
+Task<HashLockClient::Attempt> HashLockClient::try_on(NodeId node, const std::string& resource,
+                                                     bool with_wait, Duration lease) {
   Attempt attempt;
-  const std::string lease_ms = std::to_string(options_.lease.ms_floor());
+  const std::string lease_ms = std::to_string(lease.ms_floor());
   Call call = make_call(options_.fenced ? scripts::hash_acquire_fenced : scripts::hash_acquire,
                         resource, {lease_ms, owner_});
   if (options_.fenced) call.keys.push_back(options_.token_key_prefix + "{" + resource + "}");
@@ -54,6 +59,7 @@ Task<HashLockClient::Attempt> HashLockClient::try_on(NodeId node, const std::str
   const Outcome& reply = outcomes[0];
   if (!reply.replied() || reply.reply.is_error()) {
     attempt.error = true;
+    attempt.timed_out = reply.kind == OutcomeKind::unknown;
     co_return attempt;
   }
   const Reply& r = reply.reply;
@@ -192,162 +198,6 @@ Task<void> HashLockClient::run_watchdog(std::shared_ptr<Lease> lease) {
     if (!result.lock_gone) continue;
     if (options_.watchdog_tells_holder) lease->mark_lost("renewal: " + result.failure);
     co_return;
-  }
-}
-
-MultiHashLockClient::MultiHashLockClient(Port& port, MultiHashLockOptions options)
-    : LockClient(port), options_(std::move(options)), sub_(port, options_.sub) {}
-
-// RLock.tryLock(await, -1) on one node: try; when busy, try again (after subscribing to the
-// unlock channel: no pub/sub here, so no early wake-up) and wait min(holder's PTTL, what is left),
-// until acquired or `await` is spent (no try after the last wait).
-Task<HashLockClient::Attempt> MultiHashLockClient::try_with_wait(NodeId node,
-                                                                 const std::string& resource,
-                                                                 Duration await) {
-  const Instant begin = port().monotonic_now();
-  HashLockClient::Attempt attempt = co_await sub_.try_on(node, resource, false);
-  for (uint32_t n = 1; n <= options_.sub.attempts_cap; ++n) {
-    if (attempt.acquired || attempt.error) break;
-    if (await - (port().monotonic_now() - begin) <= Duration::zero()) break;
-    attempt = co_await sub_.try_on(node, resource, false);
-    if (attempt.acquired || attempt.error) break;
-    const Duration left = await - (port().monotonic_now() - begin);
-    if (left <= Duration::zero()) break;
-    const Duration ttl =
-        attempt.holder_ttl > Duration::zero() ? attempt.holder_ttl : Duration::from_ms(1);
-    co_await port().sleep(min_duration(ttl, left));
-    if (await - (port().monotonic_now() - begin) <= Duration::zero()) break;
-  }
-  co_return attempt;
-}
-
-Task<uint32_t> MultiHashLockClient::attempt_all(const std::string& resource, Duration remaining,
-                                                std::vector<NodeId>& acquired) {
-  uint32_t failures = 0;
-  const uint32_t n = options_.node_count;
-  const uint32_t failures_allowed = options_.all_required ? 0 : n - majority(n);
-  // lock() without a lease is tryLock(N x 1500 ms, -1): each sub-lock may wait on a busy node up
-  // to min(remainTime / N, remainTime) (RedissonRedLock.calcLockWaitTime), and a round whose
-  // remainTime is spent unlocks what it holds and fails. With a lease the library draws its wait
-  // time at random (not fed from the simulated stream): one try per sub-lock, as before.
-  const bool waits = !options_.sub.lease_given && options_.sub.wait_time < Duration::zero();
-  const Duration lock_wait = std::max(remaining / n, Duration::from_ms(1));
-  Duration remain = remaining;
-  Instant time = port().monotonic_now();
-  for (NodeId node = 0; node < n; ++node) {
-    const HashLockClient::Attempt attempt =
-        waits ? co_await try_with_wait(node, resource, min_duration(lock_wait, remain))
-              : co_await sub_.try_on(node, resource, false);
-    if (attempt.acquired) {
-      acquired.push_back(node);
-    } else {
-      if (attempt.error) co_await sub_.unlock_on(node, resource);  // response timeout cleanup
-      ++failures;
-      // RedissonMultiLock: a failure once a quorum is held ends the round with success; the
-      // sub-locks after it are not tried (`locks.size() - acquiredLocks.size() ==
-      // failedLocksLimit()`).
-      if (n - acquired.size() == failures_allowed) break;
-      if (failures > failures_allowed) break;
-    }
-    if (waits) {
-      remain = remain - (port().monotonic_now() - time);
-      time = port().monotonic_now();
-      if (remain <= Duration::zero()) co_return n;  // the round's time is spent: it fails
-    }
-  }
-  co_return failures;
-}
-
-Task<Grant> MultiHashLockClient::acquire(std::string resource) {
-  Grant grant;
-  const uint32_t n = options_.node_count;
-  const uint32_t failures_allowed = options_.all_required ? 0 : n - majority(n);
-  const Duration wait_time = options_.wait_per_node * n;
-  const Instant start = port().monotonic_now();
-  for (uint32_t round = 1; round <= options_.sub.attempts_cap; ++round) {
-    grant.attempts = round;
-    std::vector<NodeId> acquired;
-    // lock() loops over fresh tryLock(N x 1500 ms) calls; tryLock(wait) spends one budget.
-    const Duration remaining = options_.sub.wait_time < Duration::zero()
-                                   ? wait_time
-                                   : wait_time - (port().monotonic_now() - start);
-    const uint32_t failures = co_await attempt_all(resource, remaining, acquired);
-    grant.nodes_locked = static_cast<uint32_t>(acquired.size());
-    note("round " + std::to_string(round) + ": " + std::to_string(acquired.size()) + "/" +
-         std::to_string(n) + " sub-locks");
-    if (failures <= failures_allowed) {
-      // No elapsed-time check: sub-lock 1 may already have expired by now.
-      grant.acquired = true;
-      grant.lease = std::make_shared<Lease>();
-      grant.lease->resource = resource;
-      grant.lease->value = sub_.owner();
-      grant.lease->nodes = acquired;
-      const Instant now = port().monotonic_now();
-      grant.lease->deadline =
-          Deadline{.clock = ClockKind::monotonic,
-                   .at = options_.sub.lease_given ? now + options_.sub.lease : Instant::max()};
-      if (options_.sub.lease_given) {
-        // Redisson re-arms each acquired sub-lock with a plain PEXPIRE (no owner check).
-        for (NodeId node : acquired) {
-          co_await port().send(
-              node,
-              make_command("PEXPIRE", resource, std::to_string(options_.sub.lease.ms_floor())),
-              options_.sub.request_timeout + options_.sub.response_timeout_late);
-        }
-      }
-      co_return grant;
-    }
-    for (NodeId node : acquired)
-      co_await sub_.unlock_on(node, resource);
-    if (port().monotonic_now() - start >= wait_time && options_.sub.wait_time >= Duration::zero()) {
-      break;
-    }
-  }
-  grant.failure = "taken";
-  co_return grant;
-}
-
-Task<ReleaseResult> MultiHashLockClient::release(std::shared_ptr<Lease> lease) {
-  ReleaseResult result;
-  lease->released = true;
-  for (NodeId node = 0; node < options_.node_count; ++node) {
-    if (co_await sub_.unlock_on(node, lease->resource)) ++result.nodes;
-  }
-  result.released = true;  // unlock() ignores the sub-locks' errors
-  co_return result;
-}
-
-Task<ExtendResult> MultiHashLockClient::extend(std::shared_ptr<Lease> lease) {
-  ExtendResult result;
-  ++lease->extensions;
-  for (NodeId node : lease->nodes) {
-    const Outcome outcome = co_await sub_.renew_on(node, lease->resource);
-    if (outcome.replied() && outcome.reply.is_integer(1)) ++result.nodes;
-  }
-  // No quorum test: one renewed sub-lock is "extended" (code reading, library bug B9).
-  result.extended = result.nodes > 0;
-  result.lock_gone = !result.extended;
-  result.deadline = lease->deadline;
-  if (result.extended) ++lease->renewals;
-  co_return result;
-}
-
-// One renewal per sub-lock, each independent: a sub-lock that is gone stops being renewed, the
-// others carry on, and nobody checks that a majority is still held.
-Task<void> MultiHashLockClient::run_watchdog(std::shared_ptr<Lease> lease) {
-  while (!lease->released && !lease->nodes.empty()) {
-    co_await port().sleep(options_.sub.lease / 3);
-    if (lease->released) co_return;
-    std::vector<NodeId> still;
-    for (NodeId node : lease->nodes) {
-      const Outcome outcome = co_await sub_.renew_on(node, lease->resource);
-      const bool gone = outcome.replied() && outcome.reply.is_integer(0);
-      if (!gone) still.push_back(node);
-    }
-    if (still.size() != lease->nodes.size()) {
-      note("watchdog: " + std::to_string(still.size()) + " sub-locks still renewed");
-    }
-    lease->nodes = still;
   }
 }
 

@@ -1,5 +1,5 @@
-// The reentrant hash lock on a master with replicas (Redisson RLock's shape), and its sequential
-// multi-master composition (RedissonRedLock / MultiLock).
+// The reentrant hash lock on a master with replicas (Redisson RLock's shape). RedissonRedLock
+// (profiles/redisson.cpp) runs one on each of its masters.
 //
 // The lock key is a hash; the field names the owner (client id : thread id) and counts
 // re-entries. Acquisition is one atomic script (HINCRBY + PEXPIRE, or the holder's PTTL when
@@ -58,11 +58,14 @@ class HashLockClient : public LockClient {
   struct Attempt {
     bool acquired = false;
     bool error = false;
+    bool timed_out = false;  // the script's reply never came (RedisResponseTimeoutException)
     Duration holder_ttl = Duration::zero();
     std::optional<int64_t> fencing_token;
     uint32_t acks = 0;
   };
   Task<Attempt> try_on(NodeId node, const std::string& resource, bool with_wait);
+  // The same attempt with a lease of the caller's (RedissonMultiLock's newLeaseTime).
+  Task<Attempt> try_on(NodeId node, const std::string& resource, bool with_wait, Duration lease);
   Task<bool> unlock_on(NodeId node, const std::string& resource);
   Task<Outcome> renew_on(NodeId node, const std::string& resource);
 
@@ -74,37 +77,6 @@ class HashLockClient : public LockClient {
 
   HashLockOptions options_;
   std::string owner_;
-};
-
-// RedissonRedLock over N independent masters (each an RLock without replicas): sequential
-// tryLock on each, success when no more than N - majority failed, no elapsed-time validity, and
-// one independent renewal per sub-lock (no quorum-level renewal).
-struct MultiHashLockOptions {
-  uint32_t node_count = 3;
-  bool all_required = false;                          // MultiLock: every node
-  HashLockOptions sub;                                // per sub-lock settings (replicas ignored)
-  Duration wait_per_node = Duration::from_ms(1'500);  // lock(): waitTime = N * 1500 ms
-};
-
-class MultiHashLockClient : public LockClient {
- public:
-  MultiHashLockClient(Port& port, MultiHashLockOptions options);
-
-  Task<Grant> acquire(std::string resource) override;
-  Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
-  Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
-  bool has_watchdog() const override { return !options_.sub.lease_given; }
-  Task<void> run_watchdog(std::shared_ptr<Lease> lease) override;
-  ClockKind clock() const override { return ClockKind::monotonic; }
-
- private:
-  Task<uint32_t> attempt_all(const std::string& resource, Duration remaining,
-                             std::vector<NodeId>& acquired);
-  Task<HashLockClient::Attempt> try_with_wait(NodeId node, const std::string& resource,
-                                              Duration await);
-
-  MultiHashLockOptions options_;
-  HashLockClient sub_;
 };
 
 }  // namespace redlock_sim

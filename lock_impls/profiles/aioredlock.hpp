@@ -31,32 +31,6 @@ struct AioredlockOptions {
   uint32_t attempts_cap = 100'000;
 };
 
-class AioredlockClient : public LibraryClient<AioredlockOptions> {
- public:
-  using LibraryClient::LibraryClient;
-
-  Task<Grant> acquire(std::string resource) override;
-  Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
-  Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
-
- private:
-  // What `_set_lock` ends with: the tries it made and its last try's count and deadline.
-  struct SetLock {
-    uint32_t tries = 0;
-    uint32_t successful_sets = 0;
-    uint32_t errors = 0;  // error replies (a refusal is one) and timeouts of the last try
-    Instant deadline;
-    bool locked = false;
-  };
-  // Aioredlock._set_lock(resource, lock_identifier, lease_time); `extending` only names the
-  // trace note of each try.
-  Task<SetLock> set_lock(const std::string& resource, const std::string& lock_identifier,
-                         bool extending);
-  // Redis.unset_lock: the unset script on every instance, gathered. Returns how many deleted
-  // our key or found none.
-  Task<uint32_t> unset_lock(const std::string& resource, const std::string& lock_identifier);
-};
-
 // lock(resource) without lock_timeout: lease internal_lock_timeout 10 s, and the watchdog
 // (_auto_extend) extends every 0.6 * 10 s = 6 s; a failed extension unlocks and marks the lock
 // invalid.

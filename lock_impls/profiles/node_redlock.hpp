@@ -31,32 +31,6 @@ struct NodeRedlockOptions {
   uint32_t attempts_cap = 100'000;
 };
 
-class NodeRedlockClient : public LibraryClient<NodeRedlockOptions> {
- public:
-  using LibraryClient::LibraryClient;
-
-  Task<Grant> acquire(std::string resource) override;
-  Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
-  Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
-
- private:
-  // What `_execute` ends with: the attempts it made and the last attempt's votes for.
-  struct Execution {
-    uint32_t attempts = 0;
-    uint32_t votes_for = 0;
-    uint32_t errors = 0;  // error replies and timeouts of the last attempt
-    bool quorum = false;  // `vote === "for"`; otherwise ExecutionError
-  };
-  // Redlock._execute(script, keys, args, settings): `_attemptOperation` (the script on every
-  // client at once, resolved as soon as a quorum voted for or against) until a quorum votes for,
-  // sleeping between attempts, at most `retry_count + 1` attempts. `operation` picks the script
-  // and each attempt's trace note (`expiration` gives its validity).
-  enum class Operation : uint8_t { acquire, extend, release, cleanup };
-  Task<Execution> execute(Operation operation, const std::string& key,
-                          std::vector<std::string> args, int32_t retry_count, Instant expiration);
-  Instant date_now() { return now_on(options_.clock); }
-};
-
 // using(): extend at expiration - 500 ms (automaticExtensionThreshold) on the lock's clock; a
 // failed extension aborts the signal (tells the holder); the routine keeps its expiration.
 WatchdogOptions node_redlock_using();

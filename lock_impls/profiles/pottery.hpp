@@ -30,21 +30,4 @@ struct PotteryOptions {
   uint32_t attempts_cap = 100'000;
 };
 
-class PotteryClient : public LibraryClient<PotteryOptions> {
- public:
-  using LibraryClient::LibraryClient;
-
-  Task<Grant> acquire(std::string resource) override;
-  Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
-  Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
-
- private:
-  // The release script on every master, as_completed until more than N//2 released (it reads
-  // `self._uuid`, the latest acquire's, not the grant's: bug list item 28). Returns how many did.
-  Task<uint32_t> release_masters(const std::string& key);
-  FanOutOptions as_completed() const;
-
-  std::string uuid_;  // `self._uuid`: one per instance, replaced by every __acquire_masters
-};
-
 }  // namespace redlock_sim::profiles

@@ -5,117 +5,124 @@
 
 namespace redlock_sim::profiles {
 
-// RedLockMutexVessel::lock.
-Task<Grant> RedLockMutexClient::acquire(std::string resource) {
-  Grant grant;
-  const std::string random_string = make_token(port(), TokenFormat::alphanumeric, 20);
-  const Instant start_time = now();  // LockInfo::startTime, once, before the retry loop
-  const std::string ttl_ms = std::to_string(options_.ttl.ms_floor());
-  const Duration drift = drift_for(options_.ttl, options_.drift);  // int(ttl * 0.01) + 2 ms
-  const uint32_t retry_count = tries_for(options_.retry_count, options_.attempts_cap);
-  const Command set_nx_px = make_command("SET", resource, random_string, "NX", "PX", ttl_ms);
-  for (uint32_t i = 0; i < retry_count; ++i) {
-    grant.attempts = i + 1;
-    uint32_t num_locked = 0;
-    bool thrown = false;  // _lock_instance threw: there is no try/catch in lock()
-    for (NodeId instance = 0; instance < options_.node_count; ++instance) {
-      const Outcome set = co_await port().send(instance, set_nx_px, options_.request_timeout);
-      if (!set.replied() || set.reply.is_error()) {
-        thrown = true;
-        break;
-      }
-      if (set.reply.is_ok()) ++num_locked;
-    }
-    const Instant deadline = start_time + options_.ttl - drift;
-    const Duration time_remaining = deadline - now();
-    grant.nodes_locked = num_locked;
-    note("attempt " + std::to_string(i + 1) + ": " + std::to_string(num_locked) + "/" +
-         std::to_string(options_.node_count) + " nodes, validity " + ms_text(time_remaining));
-    if (thrown) {
-      grant.failure = "error";  // the keys already set stay until their TTL
-      co_return grant;
-    }
-    if (time_remaining <= Duration::zero()) {
-      grant.failure = "validity";
-      co_await unlock(resource, random_string);
-      break;  // "The should not retry after the TTL expiration."
-    }
-    if (num_locked >= quorum()) {
-      // "We have the lock."
-      grant_lease(grant, resource, random_string,
-                  Deadline{.clock = options_.clock, .at = deadline});
-      co_return grant;
-    }
-    grant.failure = "taken";
-    co_await unlock(resource, random_string);
-    // Sleep, only if it's _not_ the last attempt.
-    if (i != retry_count - 1) co_await port().sleep(draw_delay(port(), options_.retry_delay));
-  }
-  co_return grant;
-}
+class RedLockMutexClient : public LibraryClient<RedLockMutexOptions> {
+ public:
+  using LibraryClient::LibraryClient;
 
-// RedLockMutexVessel::extend_lock, as RedLockMutex calls it: with a LockInfo made afresh
-// (startTime now, time_remaining ttl), so the local "already expired" check never fires.
-Task<ExtendResult> RedLockMutexClient::extend(std::shared_ptr<Lease> lease) {
-  ExtendResult result;
-  ++lease->extensions;
-  const Instant start_time = now();  // extended_lock_info.startTime
-  const std::string ttl_ms = std::to_string(options_.ttl.ms_floor());
-  const Call pexpire_if_ours =
-      make_call(scripts::pexpire_if_value, lease->resource, {lease->value, ttl_ms});
-  uint32_t num_locked = 0;
-  for (NodeId instance = 0; instance < options_.node_count; ++instance) {
-    const Outcome extended =
-        co_await send_call(port(), instance, pexpire_if_ours, options_.request_timeout, false);
-    if (!extended.replied() || extended.reply.is_error()) {
-      // The script's exception escapes extend_lock, before any unlock.
-      result.nodes = num_locked;
-      result.failure = "error";
-      co_return result;
+  // RedLockMutexVessel::lock.
+  Task<Grant> acquire(std::string resource) override {
+    Grant grant;
+    const std::string random_string = make_token(port(), TokenFormat::alphanumeric, 20);
+    const Instant start_time = now();  // LockInfo::startTime, once, before the retry loop
+    const std::string ttl_ms = std::to_string(options_.ttl.ms_floor());
+    const Duration drift = drift_for(options_.ttl, options_.drift);  // int(ttl * 0.01) + 2 ms
+    const uint32_t retry_count = tries_for(options_.retry_count, options_.attempts_cap);
+    const Command set_nx_px = make_command("SET", resource, random_string, "NX", "PX", ttl_ms);
+    for (uint32_t i = 0; i < retry_count; ++i) {
+      grant.attempts = i + 1;
+      uint32_t num_locked = 0;
+      bool thrown = false;  // _lock_instance threw: there is no try/catch in lock()
+      for (NodeId instance = 0; instance < options_.node_count; ++instance) {
+        const Outcome set = co_await port().send(instance, set_nx_px, options_.request_timeout);
+        if (!set.replied() || set.reply.is_error()) {
+          thrown = true;
+          break;
+        }
+        if (set.reply.is_ok()) ++num_locked;
+      }
+      const Instant deadline = start_time + options_.ttl - drift;
+      const Duration time_remaining = deadline - now();
+      grant.nodes_locked = num_locked;
+      note("attempt " + std::to_string(i + 1) + ": " + std::to_string(num_locked) + "/" +
+           std::to_string(options_.node_count) + " nodes, validity " + ms_text(time_remaining));
+      if (thrown) {
+        grant.failure = "error";  // the keys already set stay until their TTL
+        co_return grant;
+      }
+      if (time_remaining <= Duration::zero()) {
+        grant.failure = "validity";
+        co_await unlock(resource, random_string);
+        break;  // "The should not retry after the TTL expiration."
+      }
+      if (num_locked >= quorum()) {
+        // "We have the lock."
+        grant_lease(grant, resource, random_string,
+                    Deadline{.clock = options_.clock, .at = deadline});
+        co_return grant;
+      }
+      grant.failure = "taken";
+      co_await unlock(resource, random_string);
+      // Sleep, only if it's _not_ the last attempt.
+      if (i != retry_count - 1) co_await port().sleep(draw_delay(port(), options_.retry_delay));
     }
-    if (extended.reply.is_integer(1)) ++num_locked;
+    co_return grant;
   }
-  const Instant deadline = start_time + options_.ttl - drift_for(options_.ttl, options_.drift);
-  const Duration time_remaining = deadline - now();
-  result.nodes = num_locked;
-  note("extend: " + std::to_string(num_locked) + "/" + std::to_string(options_.node_count) +
-       " nodes, validity " + ms_text(time_remaining));
-  if (num_locked >= quorum() && time_remaining > Duration::zero()) {
-    result.extended = true;
-    result.deadline = Deadline{.clock = options_.clock, .at = deadline};
-    ++lease->renewals;
-    lease->deadline = result.deadline;
+
+  // RedLockMutex::unlock: the library reports nothing back, so the caller is always told yes.
+  Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override {
+    lease->released = true;
+    ReleaseResult result;
+    result.nodes = co_await unlock(lease->resource, lease->value);
+    result.released = true;
+    note("release: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
+         " nodes");
     co_return result;
   }
-  result.lock_gone = true;
-  result.failure = num_locked >= quorum() ? "validity" : "quorum";
-  co_await unlock(lease->resource, lease->value);
-  co_return result;
-}
 
-// RedLockMutex::unlock: the library reports nothing back, so the caller is always told yes.
-Task<ReleaseResult> RedLockMutexClient::release(std::shared_ptr<Lease> lease) {
-  lease->released = true;
-  ReleaseResult result;
-  result.nodes = co_await unlock(lease->resource, lease->value);
-  result.released = true;
-  note("release: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
-       " nodes");
-  co_return result;
-}
-
-Task<uint32_t> RedLockMutexClient::unlock(const std::string& resource,
-                                          const std::string& random_string) {
-  const Call delete_if_ours = make_call(scripts::delete_if_value, resource, {random_string});
-  uint32_t deleted = 0;
-  for (NodeId instance = 0; instance < options_.node_count; ++instance) {
-    const Outcome outcome =
-        co_await send_call(port(), instance, delete_if_ours, options_.unlock_timeout, false);
-    if (!outcome.replied() || outcome.reply.is_error()) break;  // the exception leaves unlock
-    if (outcome.reply.is_integer(1)) ++deleted;
+  // RedLockMutexVessel::extend_lock, as RedLockMutex calls it: with a LockInfo made afresh
+  // (startTime now, time_remaining ttl), so the local "already expired" check never fires.
+  Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override {
+    ExtendResult result;
+    ++lease->extensions;
+    const Instant start_time = now();  // extended_lock_info.startTime
+    const std::string ttl_ms = std::to_string(options_.ttl.ms_floor());
+    const Call pexpire_if_ours =
+        make_call(scripts::pexpire_if_value, lease->resource, {lease->value, ttl_ms});
+    uint32_t num_locked = 0;
+    for (NodeId instance = 0; instance < options_.node_count; ++instance) {
+      const Outcome extended =
+          co_await send_call(port(), instance, pexpire_if_ours, options_.request_timeout, false);
+      if (!extended.replied() || extended.reply.is_error()) {
+        // The script's exception escapes extend_lock, before any unlock.
+        result.nodes = num_locked;
+        result.failure = "error";
+        co_return result;
+      }
+      if (extended.reply.is_integer(1)) ++num_locked;
+    }
+    const Instant deadline = start_time + options_.ttl - drift_for(options_.ttl, options_.drift);
+    const Duration time_remaining = deadline - now();
+    result.nodes = num_locked;
+    note("extend: " + std::to_string(num_locked) + "/" + std::to_string(options_.node_count) +
+         " nodes, validity " + ms_text(time_remaining));
+    if (num_locked >= quorum() && time_remaining > Duration::zero()) {
+      result.extended = true;
+      result.deadline = Deadline{.clock = options_.clock, .at = deadline};
+      ++lease->renewals;
+      lease->deadline = result.deadline;
+      co_return result;
+    }
+    result.lock_gone = true;
+    result.failure = num_locked >= quorum() ? "validity" : "quorum";
+    co_await unlock(lease->resource, lease->value);
+    co_return result;
   }
-  co_return deleted;
-}
+
+ private:
+  // RedLockMutexVessel::unlock: the delete script on each instance in turn; an error stops the
+  // loop. Returns the instances that deleted our key.
+  Task<uint32_t> unlock(const std::string& resource, const std::string& random_string) {
+    const Call delete_if_ours = make_call(scripts::delete_if_value, resource, {random_string});
+    uint32_t deleted = 0;
+    for (NodeId instance = 0; instance < options_.node_count; ++instance) {
+      const Outcome outcome =
+          co_await send_call(port(), instance, delete_if_ours, options_.request_timeout, false);
+      if (!outcome.replied() || outcome.reply.is_error()) break;  // the exception leaves unlock
+      if (outcome.reply.is_integer(1)) ++deleted;
+    }
+    co_return deleted;
+  }
+};
 
 RedlockOptions redis_plus_plus_redlock_mutex(uint32_t node_count, Duration ttl) {
   return RedlockOptions{
@@ -210,7 +217,6 @@ std::vector<LockEntry> redis_plus_plus_locks() {
             .ttl = p.ms("ttl_ms"),
             .clock = p.choice("clock") == 0 ? ClockKind::wall : ClockKind::monotonic,
             .request_timeout = p.ms("request_timeout_ms"),
-            .unlock_timeout = Duration::from_s(3600),
             .retry_count = static_cast<int32_t>(p.integer("retry_count")),
             .retry_delay = RetryDelay{.min_ms = p.integer("retry_delay_ms_min"),
                                       .jitter_ms = p.integer("retry_jitter_ms")},

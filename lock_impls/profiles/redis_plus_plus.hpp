@@ -19,28 +19,14 @@ struct RedLockMutexOptions {
   uint32_t node_count = 5;
   Duration ttl = Duration::from_ms(10'000);
   ClockKind clock = ClockKind::monotonic;  // the library reads the steady clock
-  // The connection's socket timeout (none: 1 h) for SET and the extend script; unlock's own
-  // commands keep `unlock_timeout` (the model's choice since the profile was written).
+  // The connection's socket timeout (none: 1 h): every command of lock, extend_lock and unlock
+  // goes through the same `Redis` instance (`_unlock_instance` is `instance.eval`), so the same
+  // timeout bounds the unlock script too.
   Duration request_timeout = Duration::from_s(3600);
-  Duration unlock_timeout = Duration::from_s(3600);
   int32_t retry_count = 2;  // retries after the first try: the library's retry_count = 3 tries
   RetryDelay retry_delay{.min_ms = 0, .jitter_ms = 200};  // uniform [0, 200] ms (RAND_MAX-scaled)
   Drift drift{.ppm = 10'000, .constant_ms = 2, .rounding = DriftRounding::floor_ms};
   uint32_t attempts_cap = 100'000;
-};
-
-class RedLockMutexClient : public LibraryClient<RedLockMutexOptions> {
- public:
-  using LibraryClient::LibraryClient;
-
-  Task<Grant> acquire(std::string resource) override;
-  Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
-  Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
-
- private:
-  // RedLockMutexVessel::unlock: the delete script on each instance in turn; an error stops the
-  // loop. Returns the instances that deleted our key.
-  Task<uint32_t> unlock(const std::string& resource, const std::string& random_string);
 };
 
 // The flag-driven form of the same defaults, for RedMutex and RedMutexTx (below), which still

@@ -13,11 +13,6 @@ namespace redlock_sim::profiles {
 // number of replicas; a busy lock is retried after the holder's PTTL; response timeout 3 s.
 HashLockOptions redisson_rlock(uint32_t replicas);
 
-// RedissonRedLock (deprecated since 3.12.5) over independent masters: sequential tryLock,
-// success when at most N - (N/2+1) sub-locks failed, no elapsed-time or drift check, one
-// watchdog per sub-lock and no quorum-level renewal; lock() retries for ever.
-MultiHashLockOptions redisson_redlock(uint32_t node_count);
-
 // RFencedLock: RLock plus INCR of "redisson_lock_token:{name}" inside the acquire script on every
 // grant, re-entries included; the token counter has no TTL and follows the master's failovers.
 HashLockOptions redisson_fenced_lock(uint32_t replicas);

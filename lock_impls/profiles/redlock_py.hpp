@@ -28,20 +28,4 @@ struct RedlockPyOptions {
   uint32_t attempts_cap = 100'000;
 };
 
-class RedlockPyClient : public LibraryClient<RedlockPyOptions> {
- public:
-  using LibraryClient::LibraryClient;
-
-  Task<Grant> acquire(std::string resource) override;
-  Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override;
-  Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override;
-
- private:
-  // `for server in self.servers: self.unlock_instance(server, resource, val)`: the delete
-  // script on each server in turn, errors swallowed. Returns the servers that deleted our key.
-  Task<uint32_t> unlock_all(const std::string& resource, const std::string& val);
-  // int(time.time() * 1000)
-  Instant time_ms() { return Instant::from_ms(now_on(options_.clock).ms_floor()); }
-};
-
 }  // namespace redlock_sim::profiles

@@ -7,7 +7,7 @@
 
 #include "scenarios/parser.hpp"
 #include "sim/explore/explore.hpp"
-#include "tests/support/lock_factory.hpp"
+#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
@@ -19,7 +19,7 @@ Scenario load(const std::string& name) {
 void BM_ExploreStandardWorkload(benchmark::State& state) {
   const Scenario base = load("redlock-workload");
   const ExploreConfig config;
-  const LockFactory factory = testing::registry_factory();
+  const LockFactory factory = registry_lock_factory();
   uint64_t seed = 1;
   uint64_t events = 0;
   uint64_t seeds = 0;
@@ -43,7 +43,7 @@ void BM_FirstShrunkClockJump(benchmark::State& state) {
   config.classes = {FaultClass::node_clock_step};
   config.bounds.window_ms = 2'000;
   config.checkers = {"mutual_exclusion"};
-  const LockFactory factory = testing::registry_factory();
+  const LockFactory factory = registry_lock_factory();
   uint64_t seeds_needed = 0;
   std::size_t faults_left = 0;
   for (auto _ : state) {

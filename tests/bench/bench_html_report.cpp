@@ -7,12 +7,11 @@
 #include "reports/html_report.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/runner/runner.hpp"
-#include "tests/support/lock_factory.hpp"
+#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
 
-using testing::registry_factory;
 
 struct Run {
   Scenario scenario;
@@ -27,7 +26,7 @@ const Run& ten_minute_run() {
                                      "/tests/perf/ten-minutes-five-clients.json");
     RunOptions options;
     options.message_log_max = 200'000;
-    r.result = run_scenario(r.scenario, registry_factory(), options);
+    r.result = run_scenario(r.scenario, registry_lock_factory(), options);
     return r;
   }();
   return run;

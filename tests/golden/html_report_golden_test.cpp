@@ -12,19 +12,18 @@
 #include "reports/html_report.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/runner/runner.hpp"
-#include "tests/support/lock_factory.hpp"
+#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
 
-using testing::registry_factory;
 
 std::string render(const std::string& name) {
   const Scenario scenario =
       parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/" + name + ".json");
   RunOptions options;
   options.message_log_max = 200'000;
-  return html_report(run_scenario(scenario, registry_factory(), options));
+  return html_report(run_scenario(scenario, registry_lock_factory(), options));
 }
 
 // One line per drawn item of interest: its group's opening tag (class, names, times, info) and

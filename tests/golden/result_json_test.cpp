@@ -12,7 +12,7 @@
 #include "reports/result_json.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/runner/runner.hpp"
-#include "tests/support/lock_factory.hpp"
+#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
@@ -28,7 +28,7 @@ TEST(ResultJson, EveryScenarioKeepsTheContract) {
     SCOPED_TRACE(entry.path().filename().string());
     const Scenario scenario = parse_scenario_file(entry.path().string());
     const nlohmann::json r = nlohmann::json::parse(
-        result_json_text(run_scenario(scenario, testing::registry_factory())));
+        result_json_text(run_scenario(scenario, registry_lock_factory())));
     EXPECT_EQ(r.at("scenario"), scenario.name);
     EXPECT_TRUE(r.at("seed").is_number_unsigned());
     for (const char* checker : {"mutual_exclusion", "resource_safety", "liveness"}) {
@@ -62,7 +62,7 @@ TEST(ResultJson, EveryScenarioKeepsTheContract) {
 TEST(ResultJson, CommandStepRepliesAreListed) {
   const Scenario scenario = parse_scenario_file(
       std::string(REDLOCK_SOURCE_DIR) + "/scenarios/failover-loses-lock-replica-reads.json");
-  const ScenarioResult result = run_scenario(scenario, testing::registry_factory());
+  const ScenarioResult result = run_scenario(scenario, registry_lock_factory());
   const nlohmann::json r = nlohmann::json::parse(result_json_text(result));
   EXPECT_EQ(r.at("replies"), nlohmann::json::parse(R"([
     {"client": "O", "node": "M", "command": ["EXISTS", "lock"], "at_ms": 20, "reply": "(integer) 1"},
@@ -76,7 +76,7 @@ TEST(ResultJson, CommandStepRepliesAreListed) {
   const Scenario plain =
       parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/failover-loses-lock.json");
   EXPECT_FALSE(
-      nlohmann::json::parse(result_json_text(run_scenario(plain, testing::registry_factory())))
+      nlohmann::json::parse(result_json_text(run_scenario(plain, registry_lock_factory())))
           .contains("replies"));
 }
 

@@ -6,7 +6,7 @@
 #include "reports/text_report.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/runner/runner.hpp"
-#include "tests/support/lock_factory.hpp"
+#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
@@ -14,7 +14,7 @@ namespace {
 std::string summary_of(const std::string& name) {
   const Scenario scenario =
       parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/" + name + ".json");
-  return summary_text(run_scenario(scenario, testing::registry_factory()), scenario.description,
+  return summary_text(run_scenario(scenario, registry_lock_factory()), scenario.description,
                       "redlock-sim run " + name);
 }
 
@@ -38,7 +38,7 @@ TEST(TextReport, StoryNamesThePartitions) {
 ScenarioResult result_of(const std::string& name) {
   const Scenario scenario =
       parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/" + name + ".json");
-  return run_scenario(scenario, testing::registry_factory());
+  return run_scenario(scenario, registry_lock_factory());
 }
 
 // A cut that began before the run is told at 0 ms, saying since when, in the timeline (and the

@@ -9,7 +9,7 @@
 #include "lock_impls/registry.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/explore/explore.hpp"
-#include "tests/support/lock_factory.hpp"
+#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
@@ -50,7 +50,7 @@ ScenarioResult run_plan(const Scenario& base, uint64_t seed, std::vector<FaultCl
                         const ExploreBounds& bounds = {}) {
   const FaultPlan plan = draw_fault_plan(base, seed, classes, bounds);
   return run_scenario(
-      apply_fault_plan(base, plan, seed), testing::registry_factory(),
+      apply_fault_plan(base, plan, seed), registry_lock_factory(),
       RunOptions{.trace_records_max = 0, .record_story = false, .track_keys = false});
 }
 
@@ -117,7 +117,7 @@ RC_GTEST_PROP(ExplorationProperties, DelayedRestartsKeepCorrectLocksSafe, ()) {
   for (FaultSpec& f : plan.faults)
     f.duration_ms = std::max<int64_t>(*f.duration_ms, ttl_ms + 200);
   const ScenarioResult result =
-      run_scenario(apply_fault_plan(base, plan, seed), testing::registry_factory(),
+      run_scenario(apply_fault_plan(base, plan, seed), registry_lock_factory(),
                    RunOptions{.trace_records_max = 0, .record_story = false, .track_keys = false});
   RC_ASSERT(result.mutual_exclusion == Verdict::holds);
 }
@@ -144,7 +144,7 @@ void finder_finds(const char* base_name, FaultClass fault_class, const char* che
   config.classes = {fault_class};
   config.checkers = {checker};
   config.bounds.window_ms = window_ms;
-  const LockFactory factory = testing::registry_factory();
+  const LockFactory factory = registry_lock_factory();
   const uint64_t start = *rc::gen::inRange<uint64_t>(1, 1'000'000'000);
   uint64_t seed = start;
   while (seed < start + finder_budget && explore_seed(base, seed, config, factory).violated.empty())

@@ -10,7 +10,7 @@
 #include "scenarios/writer.hpp"
 #include "sim/explore/explore.hpp"
 #include "sim/explore/matrix.hpp"
-#include "tests/support/lock_factory.hpp"
+#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
@@ -166,7 +166,7 @@ TEST(Explore, ShrinksToAMinimalReproducibleScenario) {
   failing.faults.push_back(
       FaultSpec{.kind = FaultKind::clock_step, .at_ms = 50, .target = "N4", .delta_ms = 3});
   const ShrinkResult shrunk =
-      shrink_scenario(failing, "resource_safety", testing::registry_factory());
+      shrink_scenario(failing, "resource_safety", registry_lock_factory());
   EXPECT_TRUE(shrunk.minimal);
   EXPECT_EQ(shrunk.result.resource_safety, Verdict::violated);
   EXPECT_TRUE(shrunk.result.expectations_met);  // the result is that of the file it writes
@@ -175,11 +175,11 @@ TEST(Explore, ShrinksToAMinimalReproducibleScenario) {
   EXPECT_LT(shrunk.scenario.nodes.size(), failing.nodes.size());
   // No single further reduction keeps the violation.
   for (const Scenario& smaller : reductions_of(shrunk.scenario)) {
-    EXPECT_NE(run_scenario(smaller, testing::registry_factory()).resource_safety,
+    EXPECT_NE(run_scenario(smaller, registry_lock_factory()).resource_safety,
               Verdict::violated);
   }
   const Scenario reparsed = parse_scenario_text(write_scenario(shrunk.scenario), "shrunk");
-  const ScenarioResult again = run_scenario(reparsed, testing::registry_factory());
+  const ScenarioResult again = run_scenario(reparsed, registry_lock_factory());
   EXPECT_EQ(again.trace_digest, shrunk.result.trace_digest);
   EXPECT_TRUE(again.expectations_met);
 }
@@ -190,7 +190,7 @@ TEST(Explore, ShrinksToAMinimalReproducibleScenario) {
 TEST(Explore, FindingsNameOnlyTheFaultClassesInvolved) {
   const Scenario base = load("redlock-workload");
   const ExploreConfig config;  // every class, every checker
-  const LockFactory factory = testing::registry_factory();
+  const LockFactory factory = registry_lock_factory();
   std::vector<SeedOutcome> outcomes;
   std::set<std::string> on_sets;
   std::size_t narrowed = 0;
@@ -239,7 +239,7 @@ TEST(Explore, AttributionRepeatsPassesUntilNothingDrops) {
         &config.bounds.partition_ms_max, &config.bounds.message_delay_ms_max}) {
     *bound = base.limits.duration_ms / 2;
   }
-  const SeedOutcome o = explore_seed(base, 113, config, testing::registry_factory(), true);
+  const SeedOutcome o = explore_seed(base, 113, config, registry_lock_factory(), true);
   ASSERT_EQ(o.violations.size(), 1u);
   EXPECT_EQ(violation_signature(base, o.violations[0]),
             "resource_safety | redlock | message-delay");
@@ -375,7 +375,7 @@ TEST(Matrix, ColumnsCoverEveryClassAndTheClockJumpCellViolates) {
   ASSERT_EQ(jump.name, "clock-jump");
   const Scenario base =
       matrix_base("redlock", MatrixTopology{.multi_node = true, .params = {{"ttl_ms", 2000}}});
-  const MatrixCell cell = run_matrix_cell(base, "redlock", jump, 200, testing::registry_factory());
+  const MatrixCell cell = run_matrix_cell(base, "redlock", jump, 200, registry_lock_factory());
   EXPECT_GT(cell.grants, 1000u);
   EXPECT_GT(cell.mx_violations, 0u);
   EXPECT_NE(cell.first_mx_seed, 0u);
@@ -397,10 +397,10 @@ TEST(Matrix, AnExtensionVariantDiffersFromItsTwinUnderPauses) {
     if (column.name == "client-pause") pause = &column;
   }
   ASSERT_NE(pause, nullptr);
-  const MatrixCell twin = run_matrix_cell(base, "redlock", *pause, 40, testing::registry_factory());
+  const MatrixCell twin = run_matrix_cell(base, "redlock", *pause, 40, registry_lock_factory());
   const MatrixCell variant =
       run_matrix_cell(matrix_base("zoo-unconditional-extend", topology), "zoo-unconditional-extend",
-                      *pause, 40, testing::registry_factory());
+                      *pause, 40, registry_lock_factory());
   EXPECT_EQ(twin.mx_violations, 0u);
   EXPECT_GT(variant.mx_violations, 0u);
 }
@@ -419,7 +419,7 @@ TEST(Matrix, FencedLocksRunAgainstARegisterThatChecksTheirTokens) {
     if (column.name == "client-pause") pause = &column;
   }
   ASSERT_NE(pause, nullptr);
-  const MatrixCell cell = run_matrix_cell(base, "fenced", *pause, 60, testing::registry_factory());
+  const MatrixCell cell = run_matrix_cell(base, "fenced", *pause, 60, registry_lock_factory());
   EXPECT_GT(cell.grants, 100u);
   EXPECT_EQ(cell.rs_violations, 0u);
 }

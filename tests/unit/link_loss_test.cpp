@@ -10,7 +10,7 @@
 #include "sim/faults/fault_kind.hpp"
 #include "sim/kernel/network.hpp"
 #include "sim/runner/runner.hpp"
-#include "tests/support/lock_factory.hpp"
+#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
@@ -52,7 +52,7 @@ std::vector<std::pair<int64_t, bool>> a_to_n1(const ScenarioResult& result) {
 TEST(LinkLoss, LosesEveryMessageOnItsLinkInsideItsWindowOnly) {
   const Scenario scenario = parse_scenario_text(scenario_text(lossy_window), "loss.json");
   const ScenarioResult result =
-      run_scenario(scenario, testing::registry_factory(), RunOptions{.message_log_max = 1000});
+      run_scenario(scenario, registry_lock_factory(), RunOptions{.message_log_max = 1000});
   const std::vector<std::pair<int64_t, bool>> sent = a_to_n1(result);
   ASSERT_FALSE(sent.empty());
   bool lost_inside = false;
@@ -77,14 +77,14 @@ TEST(LinkLoss, LosesEveryMessageOnItsLinkInsideItsWindowOnly) {
   // The lost release leaves A's key on N1, so the second acquisition is refused.
   EXPECT_EQ(result.history.grants().size(), 1U);
   const ScenarioResult clean = run_scenario(parse_scenario_text(scenario_text("[]"), "clean.json"),
-                                            testing::registry_factory());
+                                            registry_lock_factory());
   EXPECT_EQ(clean.history.grants().size(), 2U);
 }
 
 // The fault is logged and told by the sending process, naming the link and the window.
 TEST(LinkLoss, IsToldByTheSender) {
   const Scenario scenario = parse_scenario_text(scenario_text(lossy_window), "loss.json");
-  const ScenarioResult result = run_scenario(scenario, testing::registry_factory());
+  const ScenarioResult result = run_scenario(scenario, registry_lock_factory());
   bool told = false;
   for (const StoryEvent& line : result.story) {
     if (line.kind != StoryKind::fault) continue;

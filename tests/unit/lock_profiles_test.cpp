@@ -130,7 +130,8 @@ TEST(ProfileNodeRedlock5Beta2, ExtendDatesFromBeforeItsRetries) {
 TEST(ProfileNodeRedlock5Beta2, IsTheLibrarysOwnLoopWithItsOwnParameters) {
   LockWorld world(3, 3);
   auto lock = make("node-redlock-5.0.0-beta.2", world.client(), 3, {{"retry_count", 2}});
-  const auto* redlock = dynamic_cast<const profiles::NodeRedlockClient*>(lock.get());
+  const auto* redlock =
+      dynamic_cast<const profiles::LibraryClient<profiles::NodeRedlockOptions>*>(lock.get());
   ASSERT_NE(redlock, nullptr);
   EXPECT_EQ(redlock->options().retry_count, 2);
   for (const char* absent : {"fan_out", "wait", "extend_quorum"}) {
@@ -362,7 +363,8 @@ TEST(ProfileRedisPlusPlusRedLockMutex, StartTimeFixedBeforeTheRetryLoop) {
 TEST(ProfileRedisPlusPlusRedLockMutex, IsTheLibrarysOwnLoopWithItsOwnParameters) {
   LockWorld world(1, 3);
   auto lock = make("redis-plus-plus-redlockmutex", world.client(), 3, {});
-  const auto* vessel = dynamic_cast<const profiles::RedLockMutexClient*>(lock.get());
+  const auto* vessel =
+      dynamic_cast<const profiles::LibraryClient<profiles::RedLockMutexOptions>*>(lock.get());
   ASSERT_NE(vessel, nullptr);
   EXPECT_EQ(vessel->options().retry_count, 2);  // lock()'s retry_count = 3 tries
   EXPECT_EQ(vessel->options().node_count, 3u);
@@ -389,6 +391,32 @@ TEST(ProfileRedisPlusPlusRedLockMutex, NodeErrorAfterAQuorumStillFails) {
   EXPECT_EQ(grant.nodes_locked, 2u);
   EXPECT_TRUE(world.nodes[0]->has("k"));  // left behind until the TTL
   EXPECT_TRUE(world.nodes[1]->has("k"));
+}
+
+// redis-plus-plus RedLockMutex: unlock's script goes through the same Redis instance as SET
+// (`instance.eval`), so the connection's socket timeout bounds it too: a node cut off after the
+// grant costs the release 100 ms (and, the exception leaving unlock, the nodes after it are not
+// asked), not an hour.
+TEST(ProfileRedisPlusPlusRedLockMutex, UnlockHasTheRequestTimeout) {
+  LockWorld world(3, 3);
+  auto lock =
+      make("redis-plus-plus-redlockmutex", world.client(), 3, {{"request_timeout_ms", 100}});
+  ReleaseResult released;
+  Instant released_at;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        Grant grant = co_await lock->acquire("k");
+        world.partition(0, {0});
+        released = co_await lock->release(grant.lease);
+        released_at = world.simulator.now();
+      }(),
+      at_ms(10'000));
+  EXPECT_TRUE(released.released);  // the library tells the caller nothing
+  EXPECT_EQ(released.nodes, 0u);
+  EXPECT_GE(released_at, Instant::from_ms(100));
+  EXPECT_LT(released_at, Instant::from_ms(150));
+  EXPECT_TRUE(world.nodes[1]->has("k"));  // left until its TTL
 }
 
 // redis-plus-plus RedMutex: the LockWatcher extends every ttl/2 and tells the holder on failure.
@@ -442,7 +470,8 @@ TEST(ProfileAioredlock, GatherWaitsForASlowNode) {
 TEST(ProfileAioredlock, IsTheLibrarysOwnLoopWithItsOwnParameters) {
   LockWorld world(3, 3);
   auto lock = make("aioredlock", world.client(), 3, {{"auto_extend", false}, {"retry_count", 1}});
-  const auto* aioredlock = dynamic_cast<const profiles::AioredlockClient*>(lock.get());
+  const auto* aioredlock =
+      dynamic_cast<const profiles::LibraryClient<profiles::AioredlockOptions>*>(lock.get());
   ASSERT_NE(aioredlock, nullptr);
   EXPECT_EQ(aioredlock->options().retry_count, 1);
   for (const char* absent : {"fan_out", "wait", "extend_quorum"}) {
@@ -530,14 +559,18 @@ TEST(ProfileRedissonRLock, FailedUnlockStopsTheWatchdog) {
   EXPECT_FALSE(world.nodes[0]->has("k"));  // expired: nobody renewed it after the unlock
 }
 
-// RedissonRedLock: no elapsed-time check; a slow sequential acquisition returns success after
-// the first sub-lock has already expired.
-TEST(ProfileRedissonRedLock, SlowSequentialAcquisitionReturnsWithAnExpiredSubLock) {
+// RedissonRedLock: no elapsed-time check when the loop breaks on a failure past the quorum. The
+// third master answers "busy" after a 3 s round trip; the two sub-locks taken before it (leases
+// of twice lock(1000 ms)'s drawn wait time, under 2 s) have expired by then, and the grant is
+// made all the same.
+TEST(ProfileRedissonRedLock, SlowFailureAfterAQuorumReturnsWithExpiredSubLocks) {
   LockWorld world(3, 3);
-  for (std::size_t n : {1, 2}) {
-    world.simulator.network().set_link_delay(world.client().id(), world.node_id(n),
-                                             DelaySpec::fixed(Duration::from_ms(700)));
-  }
+  world.simulator.network().set_link_delay(world.client().id(), world.node_id(2),
+                                           DelaySpec::fixed(Duration::from_ms(1'500)));
+  world.simulator.network().set_link_delay(world.node_id(2), world.client().id(),
+                                           DelaySpec::fixed(Duration::from_ms(1'500)));
+  world.nodes[2]->execute(make_command("HSET", "k", "someone:1", "1"));
+  world.nodes[2]->execute(make_command("PEXPIRE", "k", "60000"));
   auto lock = make("redisson-redlock", world.client(), 3, {{"lease_ms", 1000}});
   Grant grant;
   bool first_held_at_grant = true;
@@ -549,8 +582,58 @@ TEST(ProfileRedissonRedLock, SlowSequentialAcquisitionReturnsWithAnExpiredSubLoc
       }(),
       at_ms(10'000));
   ASSERT_TRUE(grant.acquired);
-  EXPECT_EQ(grant.nodes_locked, 3u);
+  EXPECT_EQ(grant.nodes_locked, 2u);
   EXPECT_FALSE(first_held_at_grant);
+}
+
+// RedissonRedLock lock(leaseTime): tryLock's wait time is below the lease (drawn in [lease/2,
+// lease)), and a tryLock whose remaining time is spent unlocks what it took and fails, even with
+// every sub-lock taken: with 700 ms links to two masters a 1 s lease is never granted.
+TEST(ProfileRedissonRedLock, TryLockPastItsWaitTimeUnlocksAndFails) {
+  LockWorld world(3, 3);
+  for (std::size_t n : {1, 2}) {
+    world.simulator.network().set_link_delay(world.client().id(), world.node_id(n),
+                                             DelaySpec::fixed(Duration::from_ms(700)));
+  }
+  auto lock = make("redisson-redlock", world.client(), 3, {{"lease_ms", 1000}});
+  bool returned = false;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        co_await lock->acquire("k");
+        returned = true;
+      }(),
+      at_ms(20'000));
+  EXPECT_FALSE(returned);  // lockInterruptibly keeps calling tryLock
+  EXPECT_FALSE(world.nodes[0]->has("k") && world.nodes[1]->has("k") && world.nodes[2]->has("k"));
+}
+
+// RedissonRedLock lock(): a failure past failedLocksLimit unlocks, resets the iterator and goes
+// on with the same remainTime (not a fresh 4.5 s). N2 and N3 are busy until 5 s: each waits its
+// 1.5 s share and fails, N1 is taken again at 3 s, N2 waits the 1.5 s left and the first call
+// fails at 4.5 s; the second takes all three as they free up at 5 s. (Ending the first call at
+// 3 s and starting afresh, N3 would be the one failure allowed: granted with two.)
+TEST(ProfileRedissonRedLock, FailurePastTheLimitRestartsTheLoopWithTheSameRemainingTime) {
+  LockWorld world(3, 3);
+  for (std::size_t n : {1, 2}) {
+    world.nodes[n]->execute(make_command("HSET", "k", "someone:1", "1"));
+    world.nodes[n]->execute(make_command("PEXPIRE", "k", "5000"));
+  }
+  auto lock = make("redisson-redlock", world.client(), 3, {});
+  Grant grant;
+  Instant granted_at;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        grant = co_await lock->acquire("k");
+        granted_at = world.simulator.now();
+      }(),
+      at_ms(20'000));
+  ASSERT_TRUE(grant.acquired);
+  EXPECT_EQ(grant.attempts, 2u);  // two tryLock calls
+  EXPECT_EQ(grant.nodes_locked, 3u);
+  EXPECT_GE(granted_at, Instant::from_ms(5'000));
+  EXPECT_LT(granted_at, Instant::from_ms(5'020));
 }
 
 // RedissonRedLock: a failure once a quorum is held ends tryLock with success, and the sub-locks
@@ -716,7 +799,8 @@ TEST(ProfileRedlockPy, IsTheLibrarysOwnLoopWithItsOwnParameters) {
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 60'000);
   auto lock = make("redlock-py", world.client(), 3, {});
-  const auto* redlock = dynamic_cast<const profiles::RedlockPyClient*>(lock.get());
+  const auto* redlock =
+      dynamic_cast<const profiles::LibraryClient<profiles::RedlockPyOptions>*>(lock.get());
   ASSERT_NE(redlock, nullptr);
   EXPECT_EQ(redlock->options().node_count, 3u);
   for (const char* absent : {"fan_out", "wait", "extend_quorum"}) {
@@ -749,7 +833,8 @@ TEST(ProfilePottery, IsTheLibrarysOwnLoopWithItsOwnParameters) {
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 60'000);
   auto lock = make("pottery", world.client(), 3, {{"retry_count", 2}});
-  const auto* redlock = dynamic_cast<const profiles::PotteryClient*>(lock.get());
+  const auto* redlock =
+      dynamic_cast<const profiles::LibraryClient<profiles::PotteryOptions>*>(lock.get());
   ASSERT_NE(redlock, nullptr);
   EXPECT_EQ(redlock->options().num_extensions, 3);
   for (const char* absent : {"fan_out", "wait", "extend_quorum"}) {

@@ -7,7 +7,7 @@
 #include "scenarios/parser.hpp"
 #include "sim/kernel/network.hpp"
 #include "sim/runner/runner.hpp"
-#include "tests/support/lock_factory.hpp"
+#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
@@ -76,8 +76,8 @@ TEST(NamedStreams, ScenarioWithoutOneClientIsTheSameRunForTheOthers) {
   const Scenario full = parse_scenario_text(three_clients, "three.json");
   Scenario reduced = full;
   reduced.clients.erase(reduced.clients.begin() + 1);
-  const ScenarioResult a = run_scenario(full, testing::registry_factory());
-  const ScenarioResult b = run_scenario(reduced, testing::registry_factory());
+  const ScenarioResult a = run_scenario(full, registry_lock_factory());
+  const ScenarioResult b = run_scenario(reduced, registry_lock_factory());
   ASSERT_EQ(grants_of(a, "C").size(), 2U);
   EXPECT_EQ(grants_of(a, "C"), grants_of(b, "C"));
   EXPECT_EQ(grants_of(a, "A"), grants_of(b, "A"));

@@ -9,7 +9,7 @@
 #include "scenarios/parser.hpp"
 #include "sim/runner/run_event.hpp"
 #include "sim/runner/runner.hpp"
-#include "tests/support/lock_factory.hpp"
+#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 ScenarioResult run_file(const std::string& name) {
   const Scenario scenario =
       parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/" + name + ".json");
-  return run_scenario(scenario, testing::registry_factory());
+  return run_scenario(scenario, registry_lock_factory());
 }
 
 RunEvent restart_event(std::size_t before, std::size_t loaded) {
@@ -112,7 +112,7 @@ TEST(RunEvent, HtmlReportDrawsFaultsFromTheEvents) {
                                       .at_ms = 10,
                                       .until_ms = 400,
                                       .from = scenario.clients.front().name});
-  const ScenarioResult result = run_scenario(scenario, testing::registry_factory());
+  const ScenarioResult result = run_scenario(scenario, registry_lock_factory());
   const std::string page = html_report(result);
   EXPECT_NE(page.find("cut off from"), std::string::npos);
   EXPECT_NE(page.find("the network holds its next"), std::string::npos);
@@ -123,7 +123,7 @@ TEST(RunEvent, HtmlReportDrawsFaultsFromTheEvents) {
 TEST(RunEvent, HtmlReportRendersFromTheResultAlone) {
   const Scenario scenario =
       parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/failover-loses-lock.json");
-  ScenarioResult result = run_scenario(scenario, testing::registry_factory());
+  ScenarioResult result = run_scenario(scenario, registry_lock_factory());
   ASSERT_FALSE(scenario.description.empty());
   EXPECT_EQ(result.description, scenario.description);
   EXPECT_EQ(result.source, scenario.source);

@@ -6,17 +6,16 @@
 #include "scenarios/writer.hpp"
 #include "sim/explore/shrink.hpp"
 #include "sim/runner/runner.hpp"
-#include "tests/support/lock_factory.hpp"
+#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
 
-using testing::registry_factory;
 
 ScenarioResult run_file(const std::string& name) {
   const Scenario scenario =
       parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/" + name + ".json");
-  return run_scenario(scenario, registry_factory());
+  return run_scenario(scenario, registry_lock_factory());
 }
 
 // S01: the holds are the catalogue's, and N3's copy of A's key dies when N3's clock jumps.
@@ -54,7 +53,7 @@ TEST(Runner, ClocksOneBillionTimesSlowRunToTheDurationLimit) {
     "limits": {"duration_ms": 60000}
   })",
                                                 "slow.json");
-  const ScenarioResult result = run_scenario(scenario, registry_factory());
+  const ScenarioResult result = run_scenario(scenario, registry_lock_factory());
   EXPECT_EQ(result.stats.stop, "reached_until");
   EXPECT_EQ(result.stats.grants, 1u);
   EXPECT_EQ(result.stats.simulated_ms, 60000);
@@ -66,7 +65,7 @@ TEST(Runner, AProbeExpectedNotToFireFailsWhenItFires) {
   Scenario scenario =
       parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/kleppmann-clock-jump.json");
   scenario.expect.not_probes = {"clock_step", "failover"};
-  const ScenarioResult result = run_scenario(scenario, registry_factory());
+  const ScenarioResult result = run_scenario(scenario, registry_lock_factory());
   EXPECT_FALSE(result.expectations_met);
   EXPECT_EQ(result.expectation_failures,
             (std::vector<std::string>{"probe clock_step: expected not to fire, count 1"}));
@@ -78,10 +77,10 @@ TEST(Runner, ExpectedGrantsMatchTheTimeline) {
   Scenario scenario =
       parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/kleppmann-clock-jump.json");
   ASSERT_EQ(scenario.expect.grants.size(), 2u);
-  EXPECT_TRUE(run_scenario(scenario, registry_factory()).expectations_met);
+  EXPECT_TRUE(run_scenario(scenario, registry_lock_factory()).expectations_met);
   scenario.expect.grants = {ExpectedGrant{.client = "B", .at_ms = 3000},
                             ExpectedGrant{.client = "A", .at_ms = 52, .validity_ms = 9900}};
-  const ScenarioResult result = run_scenario(scenario, registry_factory());
+  const ScenarioResult result = run_scenario(scenario, registry_lock_factory());
   EXPECT_FALSE(result.expectations_met);
   EXPECT_EQ(result.expectation_failures,
             (std::vector<std::string>{
@@ -96,11 +95,11 @@ TEST(Runner, ExpectedGrantsMatchTheTimeline) {
 TEST(Runner, ShrinkingAFileWithExpectedGrants) {
   const Scenario scenario =
       parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/kleppmann-clock-jump.json");
-  const ShrinkResult shrunk = shrink_scenario(scenario, "mutual_exclusion", registry_factory(),
+  const ShrinkResult shrunk = shrink_scenario(scenario, "mutual_exclusion", registry_lock_factory(),
                                               ShrinkOptions{.runs_max = 100});
   const Scenario reparsed = parse_scenario_text(write_scenario(shrunk.scenario), "shrunk");
   EXPECT_TRUE(reparsed.expect.grants.empty());
-  EXPECT_TRUE(run_scenario(reparsed, registry_factory()).expectations_met);
+  EXPECT_TRUE(run_scenario(reparsed, registry_lock_factory()).expectations_met);
 }
 
 // Initial data is the node's before the run: a restart without persistence loses it, one with
@@ -117,7 +116,7 @@ TEST(Runner, InitialDataSurvivesARestartOnlyWithPersistence) {
     std::string file = text;
     file.replace(file.find("PERSISTENCE"), 11, persistence);
     const ScenarioResult result =
-        run_scenario(parse_scenario_text(file, "seeded.json"), registry_factory());
+        run_scenario(parse_scenario_text(file, "seeded.json"), registry_lock_factory());
     std::vector<std::string> out;
     for (const CommandReplyRecord& r : result.replies)
       out.push_back(r.reply);
@@ -163,7 +162,7 @@ TEST(Runner, SplitVoteWithJitterOverManySeeds) {
   int acquired = 0;
   for (uint64_t seed = 1; seed <= 100; ++seed) {
     const ScenarioResult result =
-        run_scenario(scenario, registry_factory(), RunOptions{.seed = seed});
+        run_scenario(scenario, registry_lock_factory(), RunOptions{.seed = seed});
     EXPECT_EQ(result.mutual_exclusion, Verdict::holds) << "seed " << seed;
     acquired += result.stats.grants > 0 ? 1 : 0;
   }
@@ -211,7 +210,7 @@ TEST(Runner, ACutThatBeganBeforeTheRunMakesTheReplicaIneligible) {
   const Scenario before = parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) +
                                               "/scenarios/stale-replica-not-promoted.json");
   ASSERT_EQ(before.faults.front().at_ms, -120'000);
-  const ScenarioResult backdated = run_scenario(before, registry_factory());
+  const ScenarioResult backdated = run_scenario(before, registry_lock_factory());
   EXPECT_EQ(backdated.mutual_exclusion, Verdict::holds);
   const auto line = std::find_if(backdated.story.begin(), backdated.story.end(),
                                  [](const StoryEvent& e) { return e.kind == StoryKind::fault; });
@@ -220,7 +219,7 @@ TEST(Runner, ACutThatBeganBeforeTheRunMakesTheReplicaIneligible) {
   EXPECT_EQ(line->text, "is cut off from M since -120000 ms");
   Scenario at_zero = before;
   at_zero.faults.front().at_ms = 0;
-  EXPECT_EQ(run_scenario(at_zero, registry_factory()).mutual_exclusion, Verdict::violated);
+  EXPECT_EQ(run_scenario(at_zero, registry_lock_factory()).mutual_exclusion, Verdict::violated);
 }
 
 // A cut that began 1 ms before the run is the same silent cut as one at 0: at 3000 ms the
@@ -242,7 +241,7 @@ TEST(Runner, ACutOneMillisecondBeforeTheRunReadsAsACutAtZero) {
   const auto replies = [&](int64_t at_ms) {
     const Scenario scenario = parse_scenario_text(text(at_ms), "cut.json");
     std::vector<std::string> out;
-    for (const CommandReplyRecord& reply : run_scenario(scenario, registry_factory()).replies)
+    for (const CommandReplyRecord& reply : run_scenario(scenario, registry_lock_factory()).replies)
       out.push_back(reply.reply);
     return out;
   };

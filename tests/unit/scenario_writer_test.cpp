@@ -7,7 +7,7 @@
 #include "scenarios/parser.hpp"
 #include "scenarios/writer.hpp"
 #include "sim/runner/runner.hpp"
-#include "tests/support/lock_factory.hpp"
+#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
@@ -37,8 +37,8 @@ TEST(ScenarioWriter, KeepsACutThatBeganBeforeTheRun) {
   EXPECT_NE(written.find("\"at_ms\": -120000"), std::string::npos) << written;
   const Scenario reparsed = parse_scenario_text(written, "written");
   EXPECT_EQ(reparsed.faults.front().at_ms, -120'000);
-  EXPECT_EQ(run_scenario(reparsed, testing::registry_factory()).trace_digest,
-            run_scenario(original, testing::registry_factory()).trace_digest);
+  EXPECT_EQ(run_scenario(reparsed, registry_lock_factory()).trace_digest,
+            run_scenario(original, registry_lock_factory()).trace_digest);
 }
 
 // A workload's extensions survive the writer (a shrunk or matrix counterexample keeps them).

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "cli/sweep.hpp"
-#include "tests/support/lock_factory.hpp"
+#include "api/lock_wiring.hpp"
 
 namespace redlock_sim::cli {
 namespace {
@@ -74,7 +74,7 @@ TEST(SweepGrid, EnumeratesEveryPointInOneFixedOrder) {
 SweepSetup node_jump_setup(unsigned jobs) {
   SweepSetup setup{
       .file = std::string(REDLOCK_SOURCE_DIR) + "/scenarios/node-clock-jump-within-drift.json",
-      .factory = testing::registry_factory(),
+      .factory = registry_lock_factory(),
       .jobs = jobs};
   std::ifstream in(setup.file);
   std::stringstream text;
