@@ -138,7 +138,7 @@ class FaultWriter final : public FaultFieldWriter {
 };
 
 json fault_json(const FaultSpec& f) {
-  json out = {{"kind", fault_kind_name(f.kind)}, {"at_ms", f.at_ms}};
+  json out = {{"kind", f.kind}, {"at_ms", f.at_ms}};
   FaultWriter fields(out);
   fault_kind(f.kind).write(f, fields);
   return out;

@@ -94,8 +94,8 @@ TEST(LinkLoss, IsToldByTheSender) {
   }
   EXPECT_TRUE(told);
   const FaultSpec partial{
-      .kind = FaultKind::link_loss, .at_ms = 0, .from = "A", .to = "N2", .loss = {1, 4}};
-  EXPECT_EQ(fault_kind(FaultKind::link_loss).story(partial), "loses 1 in 4 messages to N2");
+      .kind = "link_loss", .at_ms = 0, .from = "A", .to = "N2", .loss = {1, 4}};
+  EXPECT_EQ(fault_kind("link_loss").story(partial), "loses 1 in 4 messages to N2");
 }
 
 // Read and written back the same; the default loss (every message) is not written.

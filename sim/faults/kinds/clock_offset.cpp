@@ -29,12 +29,31 @@ std::optional<std::string> story(const FaultSpec& fault) {
   return "wall clock set to true time " + std::to_string(fault.delta_ms) + " ms";
 }
 
+FaultClockReach clock_reach(const FaultSpec& fault) {
+  return {.shift_ms = fault.delta_ms};
+}
+
+FaultDrawing drawing(const FaultSpec&) {
+  return {.past_trace =
+              FaultMark{"clock-rate", "clock_offset", "clock_offset (from the scenario)"}};
+}
+
+void stage(RealFaultStage& stage, const std::vector<FaultSpec>& faults, std::size_t index) {
+  const FaultSpec& fault = faults[index];
+  const ProcessId target = stage.id_of(fault.target);
+  stage.when(fault, [&stage, target, fault] {
+    stage.set_clock_offset(target, fault.delta_ms);
+    stage.record_fault(target, fault);
+    stage.probe("clock_step");
+  });
+}
+
 }  // namespace
 
-// Declared extern first so the constant has external linkage (the registry names it).
+// Declared extern first so the constant has external linkage: the registry that the build
+// generates from this folder names it as <file name>_fault.
 extern const FaultKindDescriptor clock_offset_fault;
 const FaultKindDescriptor clock_offset_fault{
-    .kind = FaultKind::clock_offset,
     .name = "clock_offset",
     .help = "a process's wall clock is set to true time + offset_ms",
     .read = read,
@@ -47,6 +66,12 @@ const FaultKindDescriptor clock_offset_fault{
     .client_class = nullptr,
     .any_target_class = nullptr,
     .real_mode_refusal = nullptr,
+    .probe = "clock_step",
+    .clock_reach = clock_reach,
+    .drawing = drawing,
+    .stage = stage,
+    .doc_fields = "`target`, `offset_ms`",
+    .doc_effect = "the wall clock is set to true time + offset",
 };
 
 }  // namespace redlock_sim

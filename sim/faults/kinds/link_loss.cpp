@@ -58,10 +58,10 @@ std::optional<std::string> story(const FaultSpec& fault) {
 
 }  // namespace
 
-// Declared extern first so the constant has external linkage (the registry names it).
+// Declared extern first so the constant has external linkage: the registry that the build
+// generates from this folder names it as <file name>_fault.
 extern const FaultKindDescriptor link_loss_fault;
 const FaultKindDescriptor link_loss_fault{
-    .kind = FaultKind::link_loss,
     .name = "link_loss",
     .help = "one link (from -> to) loses each message with probability loss until until_ms",
     .read = read,
@@ -74,6 +74,8 @@ const FaultKindDescriptor link_loss_fault{
     .client_class = nullptr,
     .any_target_class = nullptr,
     .real_mode_refusal = "link loss windows cannot be staged for real yet",
+    .doc_fields = "`from`, `to`, `loss` [n, d] ([1, 1]), `until_ms` (optional)",
+    .doc_effect = "the link from -> to loses each message sent on it with probability n/d until `until_ms` (or the end), then gets its own `loss` back; messages in flight still arrive",
 };
 
 }  // namespace redlock_sim

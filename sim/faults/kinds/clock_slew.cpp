@@ -31,12 +31,20 @@ std::optional<std::string> story(const FaultSpec& fault) {
          std::to_string(fault.slew_ppm) + " ppm";
 }
 
+FaultClockReach clock_reach(const FaultSpec& fault) {
+  return {.shift_ms = fault.delta_ms, .slewed = true};
+}
+
+FaultDrawing drawing(const FaultSpec&) {
+  return {.past_trace = FaultMark{"clock-rate", "clock_slew", "clock_slew (from the scenario)"}};
+}
+
 }  // namespace
 
-// Declared extern first so the constant has external linkage (the registry names it).
+// Declared extern first so the constant has external linkage: the registry that the build
+// generates from this folder names it as <file name>_fault.
 extern const FaultKindDescriptor clock_slew_fault;
 const FaultKindDescriptor clock_slew_fault{
-    .kind = FaultKind::clock_slew,
     .name = "clock_slew",
     .help = "NTP-style slew: the rate changes until amount_ms is absorbed",
     .read = read,
@@ -49,6 +57,11 @@ const FaultKindDescriptor clock_slew_fault{
     .client_class = nullptr,
     .any_target_class = nullptr,
     .real_mode_refusal = "clock rates and slews cannot be staged for real",
+    .probe = "clock_slew",
+    .clock_reach = clock_reach,
+    .drawing = drawing,
+    .doc_fields = "`target`, `amount_ms`, `slew_ppm` (500)",
+    .doc_effect = "NTP-style slew: rate changes until the amount is absorbed",
 };
 
 }  // namespace redlock_sim

@@ -40,12 +40,27 @@ std::vector<FaultSpec> shorter(const FaultSpec& fault) {
   return {half};
 }
 
+FaultClockReach clock_reach(const FaultSpec& fault) {
+  return {.rate = fault.rate};
+}
+
+FaultDrawing drawing(const FaultSpec&) {
+  return {.past_trace = FaultMark{"clock-rate", "clock_rate", "clock_rate (from the scenario)"}};
+}
+
+void draw(FaultDraw& draw, FaultSpec& fault) {
+  fault.target = draw.target();
+  const int64_t max_ppm = draw.bounds().clock_rate_ppm_max;
+  const int64_t ppm = draw.between(-max_ppm, max_ppm);
+  fault.rate = Rate::ppm(ppm == 0 ? 1 : ppm);
+}
+
 }  // namespace
 
-// Declared extern first so the constant has external linkage (the registry names it).
+// Declared extern first so the constant has external linkage: the registry that the build
+// generates from this folder names it as <file name>_fault.
 extern const FaultKindDescriptor clock_rate_fault;
 const FaultKindDescriptor clock_rate_fault{
-    .kind = FaultKind::clock_rate,
     .name = "clock_rate",
     .help = "a process's oscillator runs at rate_ppm (or rate) from now on",
     .read = read,
@@ -58,6 +73,12 @@ const FaultKindDescriptor clock_rate_fault{
     .client_class = "client-clock-rate",
     .any_target_class = nullptr,
     .real_mode_refusal = "clock rates and slews cannot be staged for real",
+    .probe = "clock_rate",
+    .clock_reach = clock_reach,
+    .drawing = drawing,
+    .draw = draw,
+    .doc_fields = "`target`, `rate_ppm` or `rate`",
+    .doc_effect = "the oscillator's rate from now on (both clocks)",
 };
 
 }  // namespace redlock_sim
