@@ -1,4 +1,4 @@
-// The link_loss fault kind (sim/faults/link_loss.cpp): one link loses messages for a window and
+// The link_loss fault kind (sim/faults/kinds/link_loss.cpp): one link loses messages for a window and
 // gets its own loss back after it; read, written, told and run like every other kind.
 #include <gtest/gtest.h>
 
