@@ -910,4 +910,14 @@ Scenario parse_scenario_file(const std::string& path, const ProfileCheck& check_
   return parse_scenario_text(text, path, check_profile);
 }
 
+FaultSpec parse_fault_text(std::string_view text, const std::string& source) {
+  json value;
+  try {
+    value = json::parse(text);
+  } catch (const json::exception& e) {
+    throw ScenarioError(source, "$", std::string("not JSON: ") + e.what());
+  }
+  return read_fault(value, "$", source);
+}
+
 }  // namespace redlock_sim

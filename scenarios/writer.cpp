@@ -231,4 +231,8 @@ std::string write_scenario(const Scenario& s) {
   return out.dump(2) + "\n";
 }
 
+std::string write_fault(const FaultSpec& fault) {
+  return fault_json(fault).dump();
+}
+
 }  // namespace redlock_sim

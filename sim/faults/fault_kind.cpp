@@ -41,11 +41,9 @@ std::vector<FaultSpec> shorter_until(const FaultSpec& fault) {
   return {shorter};
 }
 
-std::vector<FaultSpec> shorter_delta(const FaultSpec& fault) {
-  if (fault.delta_ms >= -1 && fault.delta_ms <= 1) return {};
-  FaultSpec half = fault;
-  half.delta_ms /= 2;
-  return {half};
+std::optional<int64_t> halved(int64_t value) {
+  if (value >= -1 && value <= 1) return std::nullopt;
+  return value / 2;
 }
 
 void change_target_at(FaultWorld& world, const FaultSpec& fault, TargetChange change,

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/kernel/assert.hpp"
 #include "sim/kernel/simulator.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -257,7 +258,15 @@ namespace fault_fields {
 std::vector<FaultSpec> no_shorter(const FaultSpec& fault);
 std::vector<FaultSpec> shorter_duration(const FaultSpec& fault);
 std::vector<FaultSpec> shorter_until(const FaultSpec& fault);
-std::vector<FaultSpec> shorter_delta(const FaultSpec& fault);  // delta_ms halved
+// A kind's own fields (FaultSpec::fields); holding another type is a programmer error.
+template <class Fields>
+const Fields& own(const FaultSpec& fault) {
+  const Fields* fields = fault.fields.get<Fields>();
+  SIM_ASSERT(fields != nullptr);
+  return *fields;
+}
+// Halved toward zero; none when it is -1, 0 or 1.
+std::optional<int64_t> halved(int64_t value);
 // The apply of a kind that changes its target process at at_ms: schedules `change`, then logs
 // the fault; after a clock change (`clock_change`) also re-aims a restart timed on that clock.
 using TargetChange = std::function<void(FaultWorld& world, ProcessId target, const FaultSpec&)>;

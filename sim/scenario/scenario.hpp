@@ -209,10 +209,7 @@ std::string hold_story_text(const FaultSpec& fault);
 struct FaultSpec {
   std::string kind = "pause";
   int64_t at_ms = 0;
-  std::string target;       // a process name (clock, pause/resume, crash/restart faults)
-  int64_t delta_ms = 0;     // clock_step; clock_offset (the new offset); clock_slew (amount)
-  Rate rate = Rate::one();  // clock_rate
-  int64_t slew_ppm = 500;   // clock_slew
+  std::string target;                  // a process name (clock, pause/resume, crash/restart faults)
   std::optional<int64_t> duration_ms;  // pause: resume after; crash kinds: restart after
   ClockKind restart_clock = ClockKind::monotonic;  // which supervisor clock times the restart
   std::string name;                                // partition: a name for `heal`
@@ -223,9 +220,8 @@ struct FaultSpec {
   std::string from;                 // hold_message, link_loss
   std::string to;
   std::string command;
-  std::pair<uint32_t, uint32_t> loss = {1, 1};  // link_loss: each message lost with n/d
-  // A kind's own typed fields (kinds written after this holder came; the older kinds still use
-  // the flat fields above).
+  // A kind's own typed fields (the clock kinds, link_loss, pause_burst); the other kinds still
+  // use the shared fields above.
   FaultFields fields;
 };
 

@@ -8,6 +8,8 @@
 #include <set>
 #include <string>
 
+#include "scenarios/parser.hpp"
+#include "scenarios/writer.hpp"
 #include "sim/faults/fault_kind.hpp"
 
 namespace redlock_sim {
@@ -31,9 +33,9 @@ TEST(FaultKinds, TheRegistryListsEveryKindOnceByName) {
                              }));
   EXPECT_EQ(find_fault_kind("no_such_fault"), nullptr);
   // The kinds the scenario files of this repository use are all there.
-  for (const char* name : {"clock_offset", "clock_rate", "clock_slew", "clock_step", "crash",
-                           "heal", "hold_message", "link_loss", "partition", "pause",
-                           "power_loss", "restart", "resume", "shutdown"}) {
+  for (const char* name :
+       {"clock_offset", "clock_rate", "clock_slew", "clock_step", "crash", "heal", "hold_message",
+        "link_loss", "partition", "pause", "power_loss", "restart", "resume", "shutdown"}) {
     EXPECT_NE(find_fault_kind(name), nullptr) << name;
   }
 }
@@ -76,20 +78,20 @@ TEST(FaultKinds, ExplorationClassesAreEitherPerTargetOrForAnyTarget) {
 
 // The shrinker's reductions of a kind's own numbers: halved toward zero, never to "none".
 TEST(FaultKinds, ShorterVariantsHalveTheKindsOwnNumbers) {
-  FaultSpec step{.kind = "clock_step", .at_ms = 10, .target = "N1", .delta_ms = -9};
-  ASSERT_EQ(fault_kind("clock_step").shorter(step).size(), 1U);
-  EXPECT_EQ(fault_kind("clock_step").shorter(step)[0].delta_ms, -4);
-  step.delta_ms = 1;
-  EXPECT_TRUE(fault_kind("clock_step").shorter(step).empty());
+  const auto step = [](int64_t delta_ms) {
+    return parse_fault_text(R"({"kind": "clock_step", "at_ms": 10, "target": "N1", "delta_ms": )" +
+                                std::to_string(delta_ms) + "}",
+                            "step");
+  };
+  ASSERT_EQ(fault_kind("clock_step").shorter(step(-9)).size(), 1U);
+  EXPECT_EQ(write_fault(fault_kind("clock_step").shorter(step(-9))[0]), write_fault(step(-4)));
+  EXPECT_TRUE(fault_kind("clock_step").shorter(step(1)).empty());
 
   const FaultSpec pause{.kind = "pause", .at_ms = 0, .target = "A", .duration_ms = 1};
   EXPECT_TRUE(fault_kind("pause").shorter(pause).empty());  // 1 ms stays 1 ms
 
-  const FaultSpec cut{.kind = "partition",
-                      .at_ms = 100,
-                      .side_a = {"A"},
-                      .side_b = {"N1"},
-                      .until_ms = 301};
+  const FaultSpec cut{
+      .kind = "partition", .at_ms = 100, .side_a = {"A"}, .side_b = {"N1"}, .until_ms = 301};
   const std::vector<FaultSpec> shorter = fault_kind("partition").shorter(cut);
   ASSERT_EQ(shorter.size(), 1U);
   EXPECT_EQ(shorter[0].until_ms, 200);

@@ -6,31 +6,42 @@ namespace redlock_sim {
 
 namespace {
 
+// The kind's own fields (FaultSpec::fields holds them).
+struct ClockOffsetFields {
+  int64_t offset_ms = 0;  // the wall clock reads true time + offset_ms
+  bool operator==(const ClockOffsetFields&) const = default;
+};
+
+int64_t offset_ms(const FaultSpec& fault) {
+  return fault_fields::own<ClockOffsetFields>(fault).offset_ms;
+}
+
 void read(FaultFieldReader& fields, FaultSpec& fault) {
   fault.target = fields.string("target");
-  fault.delta_ms = fields.integer("offset_ms", -fault_time_ms_max, fault_time_ms_max);
+  fault.fields = FaultFields::of(ClockOffsetFields{
+      .offset_ms = fields.integer("offset_ms", -fault_time_ms_max, fault_time_ms_max)});
 }
 
 void write(const FaultSpec& fault, FaultFieldWriter& fields) {
   fields.string("target", fault.target);
-  fields.integer("offset_ms", fault.delta_ms);
+  fields.integer("offset_ms", offset_ms(fault));
 }
 
 void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
   fault_fields::change_target_at(
       world, faults[index],
       [](FaultWorld& w, ProcessId target, const FaultSpec& fault) {
-        w.simulator().set_wall_clock_offset(target, Duration::from_ms(fault.delta_ms));
+        w.simulator().set_wall_clock_offset(target, Duration::from_ms(offset_ms(fault)));
       },
       true);
 }
 
 std::optional<std::string> story(const FaultSpec& fault) {
-  return "wall clock set to true time " + std::to_string(fault.delta_ms) + " ms";
+  return "wall clock set to true time " + std::to_string(offset_ms(fault)) + " ms";
 }
 
 FaultClockReach clock_reach(const FaultSpec& fault) {
-  return {.shift_ms = fault.delta_ms};
+  return {.shift_ms = offset_ms(fault)};
 }
 
 FaultDrawing drawing(const FaultSpec&) {
@@ -42,7 +53,7 @@ void stage(RealFaultStage& stage, const std::vector<FaultSpec>& faults, std::siz
   const FaultSpec& fault = faults[index];
   const ProcessId target = stage.id_of(fault.target);
   stage.when(fault, [&stage, target, fault] {
-    stage.set_clock_offset(target, fault.delta_ms);
+    stage.set_clock_offset(target, offset_ms(fault));
     stage.record_fault(target, fault);
     stage.probe("clock_step");
   });

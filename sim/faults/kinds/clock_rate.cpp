@@ -5,43 +5,54 @@ namespace redlock_sim {
 
 namespace {
 
+// The kind's own fields (FaultSpec::fields holds them).
+struct ClockRateFields {
+  Rate rate = Rate::one();  // the oscillator's rate from at_ms on
+  bool operator==(const ClockRateFields&) const = default;
+};
+
+Rate rate(const FaultSpec& fault) {
+  return fault_fields::own<ClockRateFields>(fault).rate;
+}
+
 void read(FaultFieldReader& fields, FaultSpec& fault) {
   fault.target = fields.string("target");
   if (!fields.has("rate_ppm") && !fields.has("rate"))
     fields.fail("", "expected \"rate_ppm\" or \"rate\"");
-  fault.rate = fields.rate();
+  fault.fields = FaultFields::of(ClockRateFields{.rate = fields.rate()});
 }
 
 void write(const FaultSpec& fault, FaultFieldWriter& fields) {
   fields.string("target", fault.target);
-  fields.rate("rate", fault.rate);
+  fields.rate("rate", rate(fault));
 }
 
 void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
   fault_fields::change_target_at(
       world, faults[index],
       [](FaultWorld& w, ProcessId target, const FaultSpec& fault) {
-        w.simulator().set_clock_rate(target, fault.rate);
+        w.simulator().set_clock_rate(target, rate(fault));
       },
       true);
 }
 
 std::optional<std::string> story(const FaultSpec& fault) {
-  return "clock rate becomes " + std::to_string(fault.rate.numerator) + "/" +
-         std::to_string(fault.rate.denominator);
+  return "clock rate becomes " + std::to_string(rate(fault).numerator) + "/" +
+         std::to_string(rate(fault).denominator);
 }
 
 // Halves the distance of the rate from one.
 std::vector<FaultSpec> shorter(const FaultSpec& fault) {
-  if (fault.rate == Rate::one()) return {};
+  if (rate(fault) == Rate::one()) return {};
   FaultSpec half = fault;
-  const Rate r = fault.rate;
-  half.rate = Rate{r.numerator + r.denominator, 2 * r.denominator}.times(Rate::one());
+  const Rate r = rate(fault);
+  half.fields = FaultFields::of(ClockRateFields{
+      .rate = Rate{r.numerator + r.denominator, 2 * r.denominator}.times(Rate::one())});
   return {half};
 }
 
 FaultClockReach clock_reach(const FaultSpec& fault) {
-  return {.rate = fault.rate};
+  return {.rate = rate(fault)};
 }
 
 FaultDrawing drawing(const FaultSpec&) {
@@ -52,7 +63,7 @@ void draw(FaultDraw& draw, FaultSpec& fault) {
   fault.target = draw.target();
   const int64_t max_ppm = draw.bounds().clock_rate_ppm_max;
   const int64_t ppm = draw.between(-max_ppm, max_ppm);
-  fault.rate = Rate::ppm(ppm == 0 ? 1 : ppm);
+  fault.fields = FaultFields::of(ClockRateFields{.rate = Rate::ppm(ppm == 0 ? 1 : ppm)});
 }
 
 }  // namespace

@@ -5,34 +5,59 @@ namespace redlock_sim {
 
 namespace {
 
+// The kind's own fields (FaultSpec::fields holds them).
+struct ClockSlewFields {
+  int64_t amount_ms = 0;  // what the slew absorbs, either sign
+  int64_t slew_ppm = 500;
+  bool operator==(const ClockSlewFields&) const = default;
+};
+
+const ClockSlewFields& own(const FaultSpec& fault) {
+  return fault_fields::own<ClockSlewFields>(fault);
+}
+
+// A smaller amount: halved toward zero, at the same ppm.
+std::vector<FaultSpec> shorter(const FaultSpec& fault) {
+  const std::optional<int64_t> half = fault_fields::halved(own(fault).amount_ms);
+  if (!half) return {};
+  ClockSlewFields smaller = own(fault);
+  smaller.amount_ms = *half;
+  FaultSpec out = fault;
+  out.fields = FaultFields::of(smaller);
+  return {out};
+}
+
 void read(FaultFieldReader& fields, FaultSpec& fault) {
   fault.target = fields.string("target");
-  fault.delta_ms = fields.integer("amount_ms", -fault_time_ms_max, fault_time_ms_max);
-  fault.slew_ppm = fields.integer("slew_ppm", 1, 999'999, 500);
+  ClockSlewFields own{.amount_ms =
+                          fields.integer("amount_ms", -fault_time_ms_max, fault_time_ms_max)};
+  own.slew_ppm = fields.integer("slew_ppm", 1, 999'999, 500);
+  fault.fields = FaultFields::of(own);
 }
 
 void write(const FaultSpec& fault, FaultFieldWriter& fields) {
   fields.string("target", fault.target);
-  fields.integer("amount_ms", fault.delta_ms);
-  fields.integer("slew_ppm", fault.slew_ppm);
+  fields.integer("amount_ms", own(fault).amount_ms);
+  fields.integer("slew_ppm", own(fault).slew_ppm);
 }
 
 void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
   fault_fields::change_target_at(
       world, faults[index],
       [](FaultWorld& w, ProcessId target, const FaultSpec& fault) {
-        w.simulator().slew_clock(target, Duration::from_ms(fault.delta_ms), fault.slew_ppm);
+        w.simulator().slew_clock(target, Duration::from_ms(own(fault).amount_ms),
+                                 own(fault).slew_ppm);
       },
       true);
 }
 
 std::optional<std::string> story(const FaultSpec& fault) {
-  return "clock slews " + std::to_string(fault.delta_ms) + " ms at " +
-         std::to_string(fault.slew_ppm) + " ppm";
+  return "clock slews " + std::to_string(own(fault).amount_ms) + " ms at " +
+         std::to_string(own(fault).slew_ppm) + " ppm";
 }
 
 FaultClockReach clock_reach(const FaultSpec& fault) {
-  return {.shift_ms = fault.delta_ms, .slewed = true};
+  return {.shift_ms = own(fault).amount_ms, .slewed = true};
 }
 
 FaultDrawing drawing(const FaultSpec&) {
@@ -52,7 +77,7 @@ const FaultKindDescriptor clock_slew_fault{
     .apply = apply,
     .story = story,
     .sentence = fault_fields::possessive,
-    .shorter = fault_fields::shorter_delta,
+    .shorter = shorter,
     .node_class = nullptr,
     .client_class = nullptr,
     .any_target_class = nullptr,
