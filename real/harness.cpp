@@ -112,14 +112,15 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario) {
   for (const FaultSpec& fault : scenario.faults) {
     if (scenario.failover.enabled && !fault.target.empty() &&
         std::find(sentinels.begin(), sentinels.end(), fault.target) != sentinels.end()) {
-      return std::string("fault ") + fault_kind_name(fault.kind) + " at " +
-             std::to_string(fault.at_ms) + " ms targets sentinel " + fault.target +
+      return "fault " + fault.kind + " at " + std::to_string(fault.at_ms) + " ms targets sentinel " + fault.target +
              ": faults on sentinels cannot be staged for real yet";
     }
-    const char* refusal = fault_kind(fault.kind).real_mode_refusal;
+    const FaultKindDescriptor& kind = fault_kind(fault.kind);
+    const char* refusal = kind.real_mode_refusal != nullptr ? kind.real_mode_refusal
+                          : kind.stage == nullptr           ? "cannot be staged for real yet"
+                                                            : nullptr;
     if (refusal != nullptr) {
-      return std::string("fault ") + fault_kind_name(fault.kind) + " at " +
-             std::to_string(fault.at_ms) + " ms: " + refusal;
+      return "fault " + fault.kind + " at " + std::to_string(fault.at_ms) + " ms: " + refusal;
     }
   }
   // A cut that began before the run is staged at zero, unless it cuts a replication link: its
@@ -263,9 +264,60 @@ class RealWorld {
   void send_acquire(ClientRun& client);
   void client_died(ClientRun& client);
 
+  // How a fault kind's `stage` reaches this world (sim/faults' RealFaultStage).
+  class FaultStage : public RealFaultStage {
+   public:
+    explicit FaultStage(RealWorld& world) : world_(world) {}
+    ProcessId id_of(const std::string& name) const override { return world_.id_of(name); }
+    std::vector<ProcessId> ids_of(const std::vector<std::string>& names) const override {
+      return world_.ids_of(names);
+    }
+    void when(const FaultSpec& fault, std::function<void()> action) override;
+    void at(int64_t at_ms, std::function<void()> action) override;
+    void timed(const std::string& what, int64_t scheduled_ms) override {
+      world_.timed(what, scheduled_ms);
+    }
+    void lasts_until(int64_t at_ms) override {
+      world_.last_scheduled_ms_ = std::max(world_.last_scheduled_ms_, at_ms);
+    }
+    void record_fault(ProcessId process, const FaultSpec& fault) override {
+      world_.record_fault(process, fault);
+    }
+    void record_pause_ended(ProcessId process) override {
+      world_.record(RunEvent{.process = process, .kind = RunEventKind::pause_ended});
+    }
+    void step_clock(ProcessId process, int64_t delta_ns) override {
+      world_.step_clock(process, delta_ns);
+    }
+    void set_clock_offset(ProcessId process, int64_t offset_ms) override;
+    void pause(ProcessId process, bool stop) override { world_.pause(process, stop); }
+    void stop(const FaultSpec& fault, StopKind how) override { world_.crash(fault, how); }
+    void restart_now(ProcessId process) override {
+      world_.restarts_[process].armed = false;
+      world_.restart(process);
+    }
+    void add_partition(std::size_t fault_index, PartitionRule rule) override {
+      world_.partitions_[fault_index] = world_.network_.add_partition(std::move(rule));
+    }
+    void partition_began(std::size_t fault_index, ProcessId teller,
+                         const FaultSpec& fault) override {
+      world_.partition_events_[fault_index] = world_.run_events_.size();
+      world_.record_fault(teller, fault);
+    }
+    void heal_partition(std::size_t partition_index, const FaultSpec& heal) override {
+      world_.network_.heal(world_.partitions_.at(partition_index), Instant::from_ms(heal.at_ms));
+      world_.record(
+          heal_event(heal, world_.partition_events_, partition_index, world_.run_events_));
+    }
+    void add_hold(HoldRule rule) override { world_.network_.add_hold(std::move(rule)); }
+
+   private:
+    RealWorld& world_;
+  };
+
   void schedule_faults();
   void schedule_fault(std::size_t index);
-  void crash(const FaultSpec& fault);
+  void crash(const FaultSpec& fault, StopKind how);
   void restart(ProcessId id);
   void record_durable_baseline(NodeRun& n);
   int64_t lose_unsynced_writes(NodeRun& n);
@@ -316,6 +368,7 @@ class RealWorld {
   std::vector<ActionTiming> failover_events_;  // each sentinel event and its true time
   std::vector<std::string> driver_notes_;
   std::vector<std::string> protocol_errors_;
+  FaultStage fault_stage_{*this};
   struct PendingEvent {
     int64_t stamp = 0;
     uint64_t sequence = 0;
@@ -1559,7 +1612,7 @@ int64_t RealWorld::lose_unsynced_writes(NodeRun& n) {
   return cut;
 }
 
-void RealWorld::crash(const FaultSpec& fault) {
+void RealWorld::crash(const FaultSpec& fault, StopKind how) {
   const ProcessId id = id_of(fault.target);
   NodeRun* n = node(id);
   ClientRun* c = client(id);
@@ -1573,12 +1626,12 @@ void RealWorld::crash(const FaultSpec& fault) {
       if (size && size->size() > 1 && (*size)[0] == ':')
         pending.keys_before = std::stoll(size->substr(1));
     }
-    if (fault.kind == FaultKind::shutdown) {
+    if (how == StopKind::shutdown) {
       n->process.terminate_and_reap(5'000);
     } else {
       n->process.kill_and_reap();
     }
-    if (fault.kind == FaultKind::power_loss) {
+    if (how == StopKind::power_loss) {
       const int64_t cut = lose_unsynced_writes(*n);
       tell(id, StoryKind::cluster,
            "power loss: " + std::to_string(cut) + " byte(s) written but never fsynced are lost");
@@ -1605,122 +1658,43 @@ void RealWorld::crash(const FaultSpec& fault) {
   }
 }
 
-void RealWorld::schedule_fault(std::size_t fault_index) {
-  const FaultSpec& fault = scenario_.faults[fault_index];
+void RealWorld::FaultStage::when(const FaultSpec& fault, std::function<void()> action) {
   // A cut that began before the run (one that cuts no replication link; unstageable_reason
   // refuses the others) is, as in the simulator, the same cut beginning at zero.
   const int64_t at_ms = std::max<int64_t>(fault.at_ms, 0);
-  const int64_t at = real_time_of_ms(at_ms);
-  const ProcessId target = fault.target.empty() ? 0 : id_of(fault.target);
-  const std::string label = std::string("fault ") + fault_kind_name(fault.kind) +
-                            (fault.target.empty() ? "" : " " + fault.target);
-  last_scheduled_ms_ = std::max(last_scheduled_ms_, at_ms);
-  auto when = [this, label, ms = at_ms](std::function<void()> action) {
-    loop_.at(real_time_of_ms(ms), [this, label, ms, action = std::move(action)] {
-      // Timed once done: a kill or a stop counts as happened when its signal was sent.
-      action();
-      timed(label, ms);
-    });
-  };
-  switch (fault.kind) {
-    case FaultKind::clock_step:
-      when([this, target, fault] {
-        step_clock(target, fault.delta_ms * 1'000'000);
-        record_fault(target, fault);
-      });
-      return;
-    case FaultKind::clock_offset:
-      when([this, target, fault] {
-        // Real mode reads the offset as "the wall clock reads true wall time + offset".
-        const ProcessClock& clock = clocks_.at(target);
-        const Instant now = true_now();
-        const int64_t current = (clock.wall_at(now) - clock.monotonic_at(now)).ns() -
-                                (clocks_.at(target).wall_at(Instant::zero()) -
-                                 clocks_.at(target).monotonic_at(Instant::zero()))
-                                    .ns();
-        NodeRun* n = node(target);
-        ClientRun* c = client(target);
-        const int64_t initial = n ? n->spec->clock.offset_ms : c ? c->spec->clock.offset_ms : 0;
-        step_clock(target, fault.delta_ms * 1'000'000 - (current + initial * 1'000'000));
-        record_fault(target, fault);
-      });
-      return;
-    case FaultKind::pause:
-      when([this, target, fault] {
-        pause(target, true);
-        record_fault(target, fault);
-      });
-      if (fault.duration_ms) {
-        const int64_t resume_ms = fault.at_ms + *fault.duration_ms;
-        last_scheduled_ms_ = std::max(last_scheduled_ms_, resume_ms);
-        loop_.at(real_time_of_ms(resume_ms), [this, target, resume_ms, name = fault.target] {
-          timed("resume " + name, resume_ms);
-          pause(target, false);
-          record(RunEvent{.process = target, .kind = RunEventKind::pause_ended});
-        });
-      }
-      return;
-    case FaultKind::resume:
-      when([this, target, fault] {
-        pause(target, false);
-        record_fault(target, fault);
-      });
-      return;
-    case FaultKind::crash:
-    case FaultKind::shutdown:
-    case FaultKind::power_loss:
-      when([this, fault] { crash(fault); });
-      return;
-    case FaultKind::restart:
-      when([this, target, fault] {
-        restarts_[target].armed = false;
-        restart(target);
-        record_fault(target, fault);
-      });
-      return;
-    case FaultKind::partition: {
-      PartitionRule rule{
-          .side_a = ids_of(fault.side_a),
-          .side_b = ids_of(fault.side_b),
-          .one_way = fault.one_way,
-          .start = Instant::from_ms(at_ms),
-          .end = fault.until_ms ? Instant::from_ms(*fault.until_ms) : Instant::max()};
-      const std::size_t index = network_.add_partition(std::move(rule));
-      partitions_[fault_index] = index;
-      if (fault.until_ms) last_scheduled_ms_ = std::max(last_scheduled_ms_, *fault.until_ms);
-      const ProcessId teller = id_of(fault.side_a.front());
-      when([this, teller, fault, fault_index] {
-        partition_events_[fault_index] = run_events_.size();
-        record_fault(teller, fault);
-      });
-      return;
-    }
-    case FaultKind::heal: {
-      const std::size_t partition = healed_partition(scenario_.faults, fault_index).value();
-      const std::size_t index = partitions_.at(partition);
-      const Instant heal_at = Instant::from_ms(fault.at_ms);
-      when([this, index, heal_at, partition, fault] {
-        network_.heal(index, heal_at);
-        record(heal_event(fault, partition_events_, partition, run_events_));
-      });
-      return;
-    }
-    case FaultKind::hold_message: {
-      network_.add_hold(HoldRule{
-          .from = id_of(fault.from),
-          .to = fault.to.empty() ? std::nullopt : std::optional<ProcessId>(id_of(fault.to)),
-          .command = fault.command,
-          .active_from = Instant::from_ms(fault.at_ms),
-          .release_at = Instant::from_ms(*fault.until_ms)});
-      last_scheduled_ms_ = std::max(last_scheduled_ms_, *fault.until_ms);
-      const ProcessId teller = id_of(fault.from);
-      when([this, teller, fault] { record_fault(teller, fault); });
-      return;
-    }
-    default:
-      return;  // refused before the run (unstageable_reason: the kind's real_mode_refusal)
-  }
-  (void)at;
+  const std::string label = "fault " + fault.kind + (fault.target.empty() ? "" : " " + fault.target);
+  world_.loop_.at(world_.real_time_of_ms(at_ms), [this, label, at_ms, action = std::move(action)] {
+    // Timed once done: a kill or a stop counts as happened when its signal was
+    // sent.
+    action();
+    world_.timed(label, at_ms);
+  });
+}
+
+void RealWorld::FaultStage::at(int64_t at_ms, std::function<void()> action) {
+  lasts_until(at_ms);
+  world_.loop_.at(world_.real_time_of_ms(at_ms), std::move(action));
+}
+
+void RealWorld::FaultStage::set_clock_offset(ProcessId target, int64_t offset_ms) {
+  // Real mode reads the offset as "the wall clock reads true wall time + offset".
+  const ProcessClock& clock = world_.clocks_.at(target);
+  const Instant now = world_.true_now();
+  const int64_t current =
+      (clock.wall_at(now) - clock.monotonic_at(now)).ns() -
+      (clock.wall_at(Instant::zero()) - clock.monotonic_at(Instant::zero())).ns();
+  NodeRun* n = world_.node(target);
+  ClientRun* c = world_.client(target);
+  const int64_t initial = n ? n->spec->clock.offset_ms : c ? c->spec->clock.offset_ms : 0;
+  world_.step_clock(target, offset_ms * 1'000'000 - (current + initial * 1'000'000));
+}
+
+void RealWorld::schedule_fault(std::size_t fault_index) {
+  const FaultSpec& fault = scenario_.faults[fault_index];
+  last_scheduled_ms_ = std::max(last_scheduled_ms_, std::max<int64_t>(fault.at_ms, 0));
+  const FaultKindDescriptor& kind = fault_kind(fault.kind);
+  // A kind real mode cannot stage was refused before the run (unstageable_reason).
+  if (kind.stage != nullptr) kind.stage(fault_stage_, scenario_.faults, fault_index);
 }
 
 void RealWorld::schedule_faults() {

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "reports/html_model.hpp"
+#include "sim/faults/fault_kind.hpp"
 #include "sim/kernel/simulator.hpp"
 
 namespace redlock_sim::html {
@@ -184,19 +185,15 @@ void add_faults_past_the_trace(Model& model) {
     const int64_t at = fault.at_ms * 1'000;
     if (at <= trace_end_us || fault.target.empty()) continue;
     const ProcessId p = e.process;
-    const std::string delta = (fault.delta_ms >= 0 ? "+" : "") + std::to_string(fault.delta_ms);
-    if (fault.kind == FaultKind::clock_step) {
+    const FaultKindDescriptor& kind = fault_kind(fault.kind);
+    if (kind.drawing == nullptr) continue;
+    const FaultDrawing drawing = kind.drawing(fault);
+    if (drawing.past_trace) {
       model.marks.push_back(
-          {p, at, "clock-step", "wall " + delta + " ms", "wall clock stepped " + delta + " ms"});
-    } else if (fault.kind == FaultKind::clock_rate || fault.kind == FaultKind::clock_slew ||
-               fault.kind == FaultKind::clock_offset) {
-      model.marks.push_back({p, at, "clock-rate", fault_kind_name(fault.kind),
-                             std::string(fault_kind_name(fault.kind)) + " (from the scenario)"});
-    } else if (fault.kind == FaultKind::pause && fault.duration_ms) {
-      model.pauses.push_back({p, at, std::min(at + *fault.duration_ms * 1'000, model.run_end_us)});
-    } else if (fault.kind == FaultKind::crash || fault.kind == FaultKind::power_loss ||
-               fault.kind == FaultKind::shutdown) {
-      model.marks.push_back({p, at, "crash", "crash", fault_kind_name(fault.kind)});
+          {p, at, drawing.past_trace->style, drawing.past_trace->label, drawing.past_trace->title});
+    } else if (drawing.pause_band_ms) {
+      model.pauses.push_back(
+          {p, at, std::min(at + *drawing.pause_band_ms * 1'000, model.run_end_us)});
     }
   }
 }
@@ -212,14 +209,12 @@ void collect_network_faults(Model& model, const std::map<std::string, ProcessId>
     const int64_t start = std::max<int64_t>(fault.at_ms, 0) * 1'000;
     const std::string since =
         fault.at_ms < 0 ? " since " + std::to_string(fault.at_ms) + " ms" : std::string();
-    if (fault.kind == FaultKind::hold_message && id_of.count(fault.from)) {
-      const std::string until =
-          fault.until_ms ? " until " + std::to_string(*fault.until_ms) + " ms" : "";
-      model.marks.push_back(
-          {id_of.at(fault.from), start, "hold-message", "held " + fault.command,
-           "the network holds its next " + fault.command + " to " + fault.to + until});
+    const FaultKindDescriptor& kind = fault_kind(fault.kind);
+    if (kind.drawing != nullptr && id_of.count(fault.from)) {
+      if (const std::optional<FaultMark> mark = kind.drawing(fault).sender_mark)
+        model.marks.push_back({id_of.at(fault.from), start, mark->style, mark->label, mark->title});
     }
-    if (fault.kind != FaultKind::partition) continue;
+    if (!kind.cuts_sides) continue;
     int64_t end = fault.until_ms ? *fault.until_ms * 1'000 : model.run_end_us;
     for (const RunEvent& heal : events) {
       if (heal.ends == i) end = std::min(end, heal.fault.at_ms * 1'000);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "sim/faults/fault_kind.hpp"
+
 namespace redlock_sim {
 
 namespace {
@@ -22,8 +24,10 @@ std::set<std::pair<std::string, std::string>> talking_pairs(const Scenario& s) {
   for (const ClientSpec& c : s.clients) {
     for (const std::string& node : c.nodes) {
       if (s.failover.enabled && node == s.failover.master_name) {
-        for (const NodeSpec& n : s.nodes) add(c.name, n.name);  // it may follow any of them
-        for (const std::string& sentinel : s.failover.sentinels) add(c.name, sentinel);
+        for (const NodeSpec& n : s.nodes)
+          add(c.name, n.name);  // it may follow any of them
+        for (const std::string& sentinel : s.failover.sentinels)
+          add(c.name, sentinel);
       } else {
         add(c.name, node);
       }
@@ -32,7 +36,8 @@ std::set<std::pair<std::string, std::string>> talking_pairs(const Scenario& s) {
   }
   for (const NodeSpec& n : s.nodes) {
     if (!n.replica_of.empty()) add(n.name, n.replica_of);
-    for (const std::string& sentinel : s.failover.sentinels) add(sentinel, n.name);
+    for (const std::string& sentinel : s.failover.sentinels)
+      add(sentinel, n.name);
   }
   for (const std::string& a : s.failover.sentinels)
     for (const std::string& b : s.failover.sentinels)
@@ -55,7 +60,8 @@ std::vector<std::string> scenario_warnings(const Scenario& s) {
         if (in_group) {
           warnings.push_back("clients." + c.name + ".nodes names " + node +
                              " directly: it stays on that node and never follows the failover "
-                             "(name the group '" + s.failover.master_name + "' to follow it)");
+                             "(name the group '" +
+                             s.failover.master_name + "' to follow it)");
         }
       }
     }
@@ -63,9 +69,11 @@ std::vector<std::string> scenario_warnings(const Scenario& s) {
   // Faults on a node no client's lock uses (and no replica or sentinel depends on).
   std::set<std::string> used;
   for (const ClientSpec& c : s.clients)
-    for (const std::string& node : c.nodes) used.insert(node);
+    for (const std::string& node : c.nodes)
+      used.insert(node);
   if (s.failover.enabled) {
-    for (const NodeSpec& n : s.nodes) used.insert(n.name);
+    for (const NodeSpec& n : s.nodes)
+      used.insert(n.name);
   }
   for (const NodeSpec& n : s.nodes)
     if (!n.replica_of.empty()) used.insert(n.replica_of);
@@ -74,7 +82,7 @@ std::vector<std::string> scenario_warnings(const Scenario& s) {
     const bool is_node = std::any_of(s.nodes.begin(), s.nodes.end(),
                                      [&](const NodeSpec& n) { return n.name == f.target; });
     if (is_node && used.count(f.target) == 0) {
-      warnings.push_back("faults[" + std::to_string(i) + "] (" + fault_kind_name(f.kind) +
+      warnings.push_back("faults[" + std::to_string(i) + "] (" + f.kind +
                          ") targets node " + f.target + ", which no client's lock uses");
     }
   }
@@ -97,7 +105,7 @@ std::vector<std::string> scenario_warnings(const Scenario& s) {
   const auto pairs = talking_pairs(s);
   for (std::size_t i = 0; i < s.faults.size(); ++i) {
     const FaultSpec& f = s.faults[i];
-    if (f.kind != FaultKind::partition) continue;
+    if (!fault_kind(f.kind).cuts_sides) continue;
     bool cuts = false;
     for (const std::string& a : f.side_a)
       for (const std::string& b : f.side_b)
@@ -117,7 +125,8 @@ std::vector<std::string> scenario_warnings(const Scenario& s) {
                                      [&](const std::string& n) { return contains(b.nodes, n); });
       if (share) {
         warnings.push_back("clients " + a.name + " and " + b.name + " lock different names ('" +
-                           a.lock + "' and '" + b.lock + "') on the same nodes: they never contend");
+                           a.lock + "' and '" + b.lock +
+                           "') on the same nodes: they never contend");
       }
     }
   }

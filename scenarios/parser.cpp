@@ -519,7 +519,7 @@ FaultSpec read_fault(const json& value, const std::string& path, const std::stri
   Reader r(value, path, file);
   FaultSpec fault;
   const FaultKindDescriptor& kind = *find_fault_kind(r.one_of("kind", fault_kind_names()));
-  fault.kind = kind.kind;
+  fault.kind = kind.name;
   const bool before_run = kind.may_start_before_run;
   if (!before_run && r.has("at_ms") && r.get("at_ms").is_number_integer() &&
       r.get("at_ms").get<int64_t>() < 0) {
@@ -645,12 +645,12 @@ void check_clock_reach(const Scenario& s, const std::string& file, const std::st
   bool slewed = false;
   for (const FaultSpec& f : s.faults) {
     if (f.target != name) continue;
-    if (f.kind == FaultKind::clock_rate) rate_ceiling = std::max(rate_ceiling, ceiling(f.rate));
-    if (f.kind == FaultKind::clock_step || f.kind == FaultKind::clock_offset ||
-        f.kind == FaultKind::clock_slew) {
-      shift_ms += f.delta_ms < 0 ? -static_cast<__int128>(f.delta_ms) : f.delta_ms;
-    }
-    if (f.kind == FaultKind::clock_slew) slewed = true;
+    const FaultKindDescriptor& kind = fault_kind(f.kind);
+    if (kind.clock_reach == nullptr) continue;
+    const FaultClockReach reach = kind.clock_reach(f);
+    if (reach.rate) rate_ceiling = std::max(rate_ceiling, ceiling(*reach.rate));
+    shift_ms += reach.shift_ms < 0 ? -static_cast<__int128>(reach.shift_ms) : reach.shift_ms;
+    slewed = slewed || reach.slewed;
   }
   const __int128 reach_ms =
       default_epoch_ms + shift_ms + rate_ceiling * (slewed ? 2 : 1) * s.limits.duration_ms;
@@ -810,8 +810,9 @@ void check_references(const Scenario& s, const std::string& file, const ProfileC
       process_ref(name, at + ".sides[1]");
     if (!f.from.empty()) process_ref(f.from, at + ".from");
     if (!f.to.empty()) process_ref(f.to, at + ".to");
-    if (f.kind == FaultKind::heal && !healed_partition(s.faults, i)) {
-      throw ScenarioError(file, at + ".name", "no earlier partition is named \"" + f.name + "\"");
+    if (fault_kind(f.kind).check != nullptr) {
+      if (const std::optional<FaultCheckError> error = fault_kind(f.kind).check(s.faults, i))
+        throw ScenarioError(file, at + "." + error->key, error->message);
     }
     if (heals_cut_before_run_by_zero(s.faults, i, f.at_ms)) {
       throw ScenarioError(file, at + ".at_ms",
@@ -907,6 +908,16 @@ Scenario parse_scenario_file(const std::string& path, const ProfileCheck& check_
     if (text.size() > scenario_file_bytes_max) break;
   }
   return parse_scenario_text(text, path, check_profile);
+}
+
+FaultSpec parse_fault_text(std::string_view text, const std::string& source) {
+  json value;
+  try {
+    value = json::parse(text);
+  } catch (const json::exception& e) {
+    throw ScenarioError(source, "$", std::string("not JSON: ") + e.what());
+  }
+  return read_fault(value, "$", source);
 }
 
 }  // namespace redlock_sim

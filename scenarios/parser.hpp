@@ -38,5 +38,9 @@ inline constexpr int scenario_depth_max = 32;
 Scenario parse_scenario_text(std::string_view text, const std::string& source,
                              const ProfileCheck& check_profile = {});
 Scenario parse_scenario_file(const std::string& path, const ProfileCheck& check_profile = {});
+// One `faults[i]` object, e.g. {"kind": "clock_step", "at_ms": 5, "target": "N1", "delta_ms": 3},
+// read by its kind as the parser reads it in a file (process names are not checked: there is no
+// scenario). Lets tests and tools build a fault whose fields are its kind's own struct.
+FaultSpec parse_fault_text(std::string_view text, const std::string& source);
 
 }  // namespace redlock_sim

@@ -138,7 +138,7 @@ class FaultWriter final : public FaultFieldWriter {
 };
 
 json fault_json(const FaultSpec& f) {
-  json out = {{"kind", fault_kind_name(f.kind)}, {"at_ms", f.at_ms}};
+  json out = {{"kind", f.kind}, {"at_ms", f.at_ms}};
   FaultWriter fields(out);
   fault_kind(f.kind).write(f, fields);
   return out;
@@ -229,6 +229,10 @@ std::string write_scenario(const Scenario& s) {
                    {"messages_in_flight_max", s.limits.messages_in_flight_max}};
   out["expect"] = expect_json(s.expect);
   return out.dump(2) + "\n";
+}
+
+std::string write_fault(const FaultSpec& fault) {
+  return fault_json(fault).dump();
 }
 
 }  // namespace redlock_sim

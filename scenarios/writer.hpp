@@ -10,5 +10,7 @@
 namespace redlock_sim {
 
 std::string write_scenario(const Scenario& scenario);
+// One fault as its `faults[i]` object, compact ({"at_ms":5,"delta_ms":3,...}).
+std::string write_fault(const FaultSpec& fault);
 
 }  // namespace redlock_sim

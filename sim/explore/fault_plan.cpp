@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/faults/fault_kind.hpp"
+#include "sim/kernel/assert.hpp"
 #include "sim/kernel/random.hpp"
 
 namespace redlock_sim {
@@ -31,9 +32,6 @@ const ClassInfo& info(FaultClass fault_class) {
   return class_infos[static_cast<int>(fault_class)];
 }
 
-int64_t nonzero(int64_t value, int64_t fallback) {
-  return value == 0 ? fallback : value;
-}
 }  // namespace
 
 const char* fault_class_name(FaultClass fault_class) {
@@ -86,85 +84,68 @@ std::vector<FaultClass> fault_classes_of(const Scenario& scenario) {
 
 namespace {
 
-struct Drawer {
-  const Scenario& base;
-  const ExploreBounds& bounds;
-  Rng& rng;
-  int64_t window_ms;
-
-  std::string node() { return base.nodes[rng.below(base.nodes.size())].name; }
-  std::string client() { return base.clients[rng.below(base.clients.size())].name; }
-  int64_t at() { return rng.between(0, std::max<int64_t>(window_ms - 1, 0)); }
+// The swarm's view for one class's draws: a target of the class's side (node or client), the
+// class's random stream and the run's bounds. Which kind a class draws, and how, is the kind's
+// (its descriptor names its classes and draws its fields).
+class Drawer : public FaultDraw {
+ public:
+  Drawer(const Scenario& base, const ExploreBounds& bounds, Rng& rng, int64_t window_ms)
+      : base_(base), rng_(rng), window_ms_(window_ms) {
+    bounds_ = FaultDrawBounds{.clock_step_ms_max = bounds.clock_step_ms_max,
+                              .clock_rate_ppm_max = bounds.clock_rate_ppm_max,
+                              .pause_ms_max = bounds.pause_ms_max,
+                              .down_ms_max = bounds.down_ms_max,
+                              .partition_ms_max = bounds.partition_ms_max,
+                              .message_delay_ms_max = bounds.message_delay_ms_max};
+  }
 
   FaultSpec draw(FaultClass fault_class) {
-    FaultSpec f;
-    f.at_ms = at();
-    switch (fault_class) {
-      case FaultClass::node_clock_step:
-      case FaultClass::client_clock_step:
-        f.kind = FaultKind::clock_step;
-        f.target = fault_class == FaultClass::node_clock_step ? node() : client();
-        f.delta_ms = nonzero(rng.between(-bounds.clock_step_ms_max, bounds.clock_step_ms_max),
-                             bounds.clock_step_ms_max);
-        break;
-      case FaultClass::node_clock_rate:
-      case FaultClass::client_clock_rate:
-        f.kind = FaultKind::clock_rate;
-        f.target = fault_class == FaultClass::node_clock_rate ? node() : client();
-        f.rate = Rate::ppm(
-            nonzero(rng.between(-bounds.clock_rate_ppm_max, bounds.clock_rate_ppm_max), 1));
-        break;
-      case FaultClass::client_pause:
-      case FaultClass::node_pause:
-        f.kind = FaultKind::pause;
-        f.target = fault_class == FaultClass::client_pause ? client() : node();
-        f.duration_ms = rng.between(1, bounds.pause_ms_max);
-        break;
-      case FaultClass::node_crash:
-      case FaultClass::node_power_loss:
-        f.kind = fault_class == FaultClass::node_crash ? FaultKind::crash : FaultKind::power_loss;
-        f.target = node();
-        f.duration_ms = rng.between(0, bounds.down_ms_max);
-        break;
-      case FaultClass::client_crash:
-        f.kind = FaultKind::crash;
-        f.target = client();
-        f.duration_ms = rng.between(0, bounds.down_ms_max);
-        break;
-      case FaultClass::partition:
-        draw_partition(f);
-        break;
-      case FaultClass::message_delay:
-        f.kind = FaultKind::hold_message;
-        f.from = client();
-        f.until_ms = f.at_ms + rng.between(1, bounds.message_delay_ms_max);
-        break;
+    const std::string class_name = fault_class_name(fault_class);
+    const FaultKindDescriptor* kind = nullptr;
+    for (const FaultKindDescriptor* candidate : fault_kinds()) {
+      const auto is = [&](const char* name) { return name != nullptr && class_name == name; };
+      if (is(candidate->node_class) || is(candidate->any_target_class)) {
+        on_node_ = true;
+      } else if (is(candidate->client_class)) {
+        on_node_ = false;
+      } else {
+        continue;
+      }
+      kind = candidate;
+      break;
     }
+    SIM_ASSERT(kind != nullptr && kind->draw != nullptr);
+    FaultSpec f;
+    f.at_ms = rng_.between(0, std::max<int64_t>(window_ms_ - 1, 0));
+    f.kind = kind->name;
+    kind->draw(*this, f);
     return f;
   }
 
-  void draw_partition(FaultSpec& f) {
-    f.kind = FaultKind::partition;
-    std::vector<std::string> everyone;
-    for (const NodeSpec& n : base.nodes)
-      everyone.push_back(n.name);
-    for (const ClientSpec& c : base.clients)
-      everyone.push_back(c.name);
-    // A random proper, non-empty subset against the rest.
-    while (f.side_a.empty() || f.side_a.size() == everyone.size()) {
-      f.side_a.clear();
-      for (const std::string& name : everyone) {
-        if (rng.chance(1, 2)) f.side_a.push_back(name);
-      }
-    }
-    for (const std::string& name : everyone) {
-      if (std::find(f.side_a.begin(), f.side_a.end(), name) == f.side_a.end()) {
-        f.side_b.push_back(name);
-      }
-    }
-    f.one_way = rng.chance(1, 4);
-    f.until_ms = f.at_ms + rng.between(1, bounds.partition_ms_max);
+  std::string target() override { return on_node_ ? node() : client(); }
+  std::string client() override { return base_.clients[rng_.below(base_.clients.size())].name; }
+  std::vector<std::string> everyone() const override {
+    std::vector<std::string> out;
+    for (const NodeSpec& n : base_.nodes)
+      out.push_back(n.name);
+    for (const ClientSpec& c : base_.clients)
+      out.push_back(c.name);
+    return out;
   }
+  int64_t between(int64_t low, int64_t high) override { return rng_.between(low, high); }
+  bool chance(uint32_t numerator, uint32_t denominator) override {
+    return rng_.chance(numerator, denominator);
+  }
+  const FaultDrawBounds& bounds() const override { return bounds_; }
+
+ private:
+  std::string node() { return base_.nodes[rng_.below(base_.nodes.size())].name; }
+
+  const Scenario& base_;
+  FaultDrawBounds bounds_;
+  Rng& rng_;
+  int64_t window_ms_;
+  bool on_node_ = true;
 };
 
 }  // namespace

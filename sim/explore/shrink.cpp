@@ -26,7 +26,7 @@ void forget_process(Scenario& s, const std::string& name) {
     std::erase(f.side_a, name);
     std::erase(f.side_b, name);
     const bool empty_partition =
-        f.kind == FaultKind::partition && (f.side_a.empty() || f.side_b.empty());
+        fault_kind(f.kind).cuts_sides && (f.side_a.empty() || f.side_b.empty());
     if (empty_partition || f.target == name || f.from == name || f.to == name) continue;
     kept.push_back(std::move(f));
   }

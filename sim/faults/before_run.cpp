@@ -7,7 +7,7 @@
 
 namespace redlock_sim {
 
-bool may_start_before_run(FaultKind kind) {
+bool may_start_before_run(const std::string& kind) {
   return fault_kind(kind).may_start_before_run;
 }
 

@@ -22,7 +22,7 @@ namespace redlock_sim {
 // eligibility reads. A clock change, pause, held message or stop before the run is not a state
 // the run could tell from one that began at zero (or, for a stop, that the model keeps), so the
 // parser refuses it.
-bool may_start_before_run(FaultKind kind);
+bool may_start_before_run(const std::string& kind);
 
 // Whether faults[index] is a heal at `at_ms` (its own, or a time the shrinker would move it to)
 // that ends a cut which began before the run by time zero. The parser refuses it, as it refuses

@@ -20,8 +20,15 @@ inline void write(const FaultSpec& fault, FaultFieldWriter& fields) {
   if (fault.restart_clock == ClockKind::wall) fields.string("restart_clock", "wall");
 }
 
-inline void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
-  world.schedule_stop(faults[index]);
+// Past the trace, the report marks the stop on the target's row.
+inline FaultDrawing drawing(const FaultSpec& fault) {
+  return {.past_trace = FaultMark{"crash", "crash", fault.kind}};
+}
+
+// The swarm's crashes and power losses: a restart after up to down_ms_max.
+inline void draw(FaultDraw& draw, FaultSpec& fault) {
+  fault.target = draw.target();
+  fault.duration_ms = draw.between(0, draw.bounds().down_ms_max);
 }
 
 }  // namespace redlock_sim::process_stop

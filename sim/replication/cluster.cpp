@@ -123,16 +123,9 @@ SentinelProcess& Cluster::sentinel(ProcessId id) {
   return static_cast<SentinelProcess&>(simulator_.process(id));
 }
 
-void Cluster::crash(ProcessId id, FaultKind kind) {
-  SIM_ASSERT(kind == FaultKind::crash || kind == FaultKind::power_loss ||
-             kind == FaultKind::shutdown);
+void Cluster::crash(ProcessId id, StopKind how) {
   if (simulator_.process(id).status() == ProcessStatus::crashed) return;
-  if (is_node(id)) {
-    const StopKind stop = kind == FaultKind::crash        ? StopKind::kill
-                          : kind == FaultKind::power_loss ? StopKind::power_loss
-                                                          : StopKind::shutdown;
-    node(id).prepare_stop(stop);
-  }
+  if (is_node(id)) node(id).prepare_stop(how);
   simulator_.crash(id);
 }
 

@@ -6,7 +6,7 @@
 //   Cluster cluster(simulator, scenario.nodes, scenario.failover);   // before adding clients
 //   cluster.set_observer(...);                 // story events (kinds below)
 //   cluster.subscribe_client(client_id);       // gets `+switch-master <master_name> <node>`
-//   faults crash / power_loss / shutdown  ->  cluster.crash(id, fault.kind)
+//   faults crash / power_loss / shutdown  ->  cluster.crash(id, StopKind)
 //   fault restart (and supervised restarts) ->  simulator.restart(id) (the node reloads itself)
 // The Cluster must outlive the run: its processes call back into it.
 //
@@ -55,10 +55,10 @@ class Cluster {
   const std::vector<ProcessId>& node_ids() const { return node_ids_; }
   const std::vector<ProcessId>& sentinel_ids() const { return sentinel_ids_; }
 
-  // A crash fault: kill -9 (FaultKind::crash), power_loss or shutdown. On a node it first
+  // A crash fault: kill -9 (StopKind::kill), power_loss or shutdown. On a node it first
   // applies what that kind of stop leaves on disk (and the FIN a kill or shutdown sends), then
-  // Simulator::crash. Any other kind is a programmer error. Sentinels just crash.
-  void crash(ProcessId id, FaultKind kind);
+  // Simulator::crash. Sentinels just crash.
+  void crash(ProcessId id, StopKind how);
   void subscribe_client(ProcessId client) { subscribers_.push_back(client); }
   void set_observer(Observer observer) { observer_ = std::move(observer); }
   // Before time zero: `replica` starts as a replica in sync with its master until the cut's

@@ -22,11 +22,7 @@
 
 namespace redlock_sim {
 
-enum class StopKind : uint8_t {
-  kill,        // kill -9: the page cache survives, so everything written to the AOF does
-  power_loss,  // only fsynced AOF data and completed snapshots survive
-  shutdown,    // clean: the AOF is fsynced and, with RDB on, a final snapshot is saved
-};
+// StopKind (how a process stops) is in the scenario model.
 const char* stop_kind_name(StopKind kind);
 
 struct DiskState {

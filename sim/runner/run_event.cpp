@@ -10,8 +10,11 @@ std::optional<std::string> fault_story_text(const FaultSpec& fault) {
   return fault_kind(fault.kind).story(fault);
 }
 
-bool applied(const RunEvent& e, FaultKind kind) {
-  return e.kind == RunEventKind::fault_applied && e.fault.kind == kind;
+// A fault whose kind fires `probe` when applied (its descriptor's probe).
+bool applied(const RunEvent& e, const std::string& probe) {
+  if (e.kind != RunEventKind::fault_applied) return false;
+  const char* fires = fault_kind(e.fault.kind).probe;
+  return fires != nullptr && probe == fires;
 }
 
 }  // namespace
@@ -49,13 +52,10 @@ RunEvent heal_event(const FaultSpec& heal,
 
 const std::vector<ProbeDefinition>& probe_definitions() {
   static const std::vector<ProbeDefinition> probes = {
-      {"clock_rate", [](const RunEvent& e) { return applied(e, FaultKind::clock_rate); }},
-      {"clock_slew", [](const RunEvent& e) { return applied(e, FaultKind::clock_slew); }},
-      // An absolute offset is a step too: the wall clock jumps.
-      {"clock_step",
-       [](const RunEvent& e) {
-         return applied(e, FaultKind::clock_step) || applied(e, FaultKind::clock_offset);
-       }},
+      {"clock_rate", [](const RunEvent& e) { return applied(e, "clock_rate"); }},
+      {"clock_slew", [](const RunEvent& e) { return applied(e, "clock_slew"); }},
+      // An absolute offset is a step too (its kind fires clock_step): the wall clock jumps.
+      {"clock_step", [](const RunEvent& e) { return applied(e, "clock_step"); }},
       {"failover",
        [](const RunEvent& e) {
          return e.kind == RunEventKind::cluster &&
@@ -67,7 +67,7 @@ const std::vector<ProbeDefinition>& probe_definitions() {
          return e.kind == RunEventKind::cluster && e.cluster.kind == ClusterEventKind::restarted &&
                 e.cluster.keys_lost > 0;
        }},
-      {"pause", [](const RunEvent& e) { return applied(e, FaultKind::pause); }},
+      {"pause", [](const RunEvent& e) { return applied(e, "pause"); }},
   };
   return probes;
 }

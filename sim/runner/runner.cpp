@@ -60,7 +60,7 @@ class World final : public FaultWorld {
   void clock_changed(ProcessId process) override {
     if (restarts_.count(process) != 0) arm_restart(process);
   }
-  void schedule_stop(const FaultSpec& fault) override;
+  void schedule_stop(const FaultSpec& fault, StopKind how) override;
   void restart_now(ProcessId process) override;
   void add_partition(std::size_t fault_index, PartitionRule rule) override {
     partitions_[fault_index] = simulator_.network().add_partition(std::move(rule));
@@ -350,14 +350,14 @@ void World::arm_restart(ProcessId id) {
   });
 }
 
-void World::schedule_stop(const FaultSpec& fault) {
+void World::schedule_stop(const FaultSpec& fault, StopKind how) {
   const ProcessId id = id_of(fault.target);
-  simulator_.schedule_action(Instant::from_ms(fault.at_ms), [this, id, fault] {
+  simulator_.schedule_action(Instant::from_ms(fault.at_ms), [this, id, fault, how] {
     Process& p = simulator_.process(id);
     if (p.status() == ProcessStatus::crashed) return;
     record_fault(id, fault);
     if (cluster_->is_node(id) || cluster_->is_sentinel(id)) {
-      cluster_->crash(id, fault.kind);
+      cluster_->crash(id, how);
     } else {
       simulator_.crash(id);
     }

@@ -34,40 +34,6 @@ const std::vector<std::string>& probe_names() {
   return names;
 }
 
-const char* fault_kind_name(FaultKind kind) {
-  switch (kind) {
-    case FaultKind::clock_step:
-      return "clock_step";
-    case FaultKind::clock_offset:
-      return "clock_offset";
-    case FaultKind::clock_rate:
-      return "clock_rate";
-    case FaultKind::clock_slew:
-      return "clock_slew";
-    case FaultKind::pause:
-      return "pause";
-    case FaultKind::resume:
-      return "resume";
-    case FaultKind::crash:
-      return "crash";
-    case FaultKind::power_loss:
-      return "power_loss";
-    case FaultKind::shutdown:
-      return "shutdown";
-    case FaultKind::restart:
-      return "restart";
-    case FaultKind::partition:
-      return "partition";
-    case FaultKind::heal:
-      return "heal";
-    case FaultKind::hold_message:
-      return "hold_message";
-    case FaultKind::link_loss:
-      return "link_loss";
-  }
-  return "unknown";
-}
-
 namespace {
 // "N4, N5": process names for a story line, from `first` on.
 std::string joined_names(const std::vector<std::string>& names, std::size_t first) {

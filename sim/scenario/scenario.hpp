@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -148,23 +149,54 @@ struct ResourceSpec {
   bool reject_equal_token = false;
 };
 
-enum class FaultKind : uint8_t {
-  clock_step,
-  clock_offset,
-  clock_rate,
-  clock_slew,
-  pause,
-  resume,
-  crash,       // kill -9: the OS keeps what was written
-  power_loss,  // only what was fsynced survives
-  shutdown,    // clean: persistence flushed
-  restart,
-  partition,
-  heal,
-  hold_message,
-  link_loss,
+// How a process stops (the crash kinds), and what a Redis node's disk keeps of it.
+enum class StopKind : uint8_t {
+  kill,        // kill -9: the page cache survives, so everything written to the AOF does
+  power_loss,  // only fsynced AOF data and completed snapshots survive
+  shutdown,    // clean: the AOF is fsynced and, with RDB on, a final snapshot is saved
 };
-const char* fault_kind_name(FaultKind kind);
+
+// A fault kind's own fields: a struct its file declares (a pause burst's duration, period and
+// count), held whatever its type. Copies share the value, which never changes once held (`set`
+// holds a new one), so a FaultSpec stays cheap to copy for the shrinker; two holders are equal
+// when they hold equal values of the same type (the struct's operator==).
+class FaultFields {
+ public:
+  FaultFields() = default;
+  template <class T>
+  static FaultFields of(T value) {
+    FaultFields fields;
+    fields.value_ = std::make_shared<const Held<T>>(std::move(value));
+    return fields;
+  }
+  // The held value if it is a T, else nullptr.
+  template <class T>
+  const T* get() const {
+    const auto* held = dynamic_cast<const Held<T>*>(value_.get());
+    return held != nullptr ? &held->value : nullptr;
+  }
+  bool empty() const { return value_ == nullptr; }
+  friend bool operator==(const FaultFields& a, const FaultFields& b) {
+    if (a.value_ == nullptr || b.value_ == nullptr) return a.value_ == b.value_;
+    return a.value_->equals(*b.value_);
+  }
+
+ private:
+  struct Value {
+    virtual ~Value() = default;
+    virtual bool equals(const Value& other) const = 0;
+  };
+  template <class T>
+  struct Held final : Value {
+    explicit Held(T held) : value(std::move(held)) {}
+    bool equals(const Value& other) const override {
+      const auto* same = dynamic_cast<const Held<T>*>(&other);
+      return same != nullptr && same->value == value;
+    }
+    T value;
+  };
+  std::shared_ptr<const Value> value_;
+};
 
 struct FaultSpec;
 // The story's line for a partition ("is cut off from N4, N5 until 900 ms", told by the first
@@ -172,13 +204,12 @@ struct FaultSpec;
 std::string partition_story_text(const FaultSpec& fault);
 std::string hold_story_text(const FaultSpec& fault);
 
+// A fault in a scenario. `kind` names its kind (sim/faults/kinds/<kind>.cpp); which of the other
+// fields it uses, and what they mean, is that kind's (its descriptor reads and writes them).
 struct FaultSpec {
-  FaultKind kind = FaultKind::pause;
+  std::string kind = "pause";
   int64_t at_ms = 0;
-  std::string target;       // a process name (clock, pause/resume, crash/restart faults)
-  int64_t delta_ms = 0;     // clock_step; clock_offset (the new offset); clock_slew (amount)
-  Rate rate = Rate::one();  // clock_rate
-  int64_t slew_ppm = 500;   // clock_slew
+  std::string target;                  // a process name (clock, pause/resume, crash/restart faults)
   std::optional<int64_t> duration_ms;  // pause: resume after; crash kinds: restart after
   ClockKind restart_clock = ClockKind::monotonic;  // which supervisor clock times the restart
   std::string name;                                // partition: a name for `heal`
@@ -189,7 +220,9 @@ struct FaultSpec {
   std::string from;                 // hold_message, link_loss
   std::string to;
   std::string command;
-  std::pair<uint32_t, uint32_t> loss = {1, 1};  // link_loss: each message lost with n/d
+  // A kind's own typed fields (the clock kinds, link_loss, pause_burst); the other kinds still
+  // use the shared fields above.
+  FaultFields fields;
 };
 
 struct LimitsSpec {

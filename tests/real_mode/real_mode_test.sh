@@ -45,17 +45,18 @@ PY
     ;;
   agree)
     # GC pause (S06), node clock jump (S01), restart without persistence (S10), partitions (S01,
-    # S10), a held message, and a power loss before the everysec fsync (S13b): each agrees
-    # with the simulator.
+    # S10), a held message, a power loss before the everysec fsync (S13b) and a burst of pauses
+    # (pause_burst, staged as SIGSTOP/SIGCONT pairs): each agrees with the simulator.
     "$cli" agree "$source_dir/scenarios/gc-pause-after-acquire.json" \
       "$source_dir/scenarios/kleppmann-clock-jump.json" \
       "$source_dir/scenarios/crash-restart-without-persistence.json" \
       "$source_dir/tests/real_mode/held-write-short.json" \
-      "$source_dir/scenarios/aof-everysec-power-loss-before-fsync.json" >"$work/agree.txt"
+      "$source_dir/scenarios/aof-everysec-power-loss-before-fsync.json" \
+      "$source_dir/tests/real_mode/pause-burst-short.json" >"$work/agree.txt"
     rc=$?
     cat "$work/agree.txt"
     [ $rc -eq 0 ] || fail "agree exited $rc"
-    grep -q "Agreement: 5 of 5" "$work/agree.txt" || fail "not 5 of 5 in agreement"
+    grep -q "Agreement: 6 of 6" "$work/agree.txt" || fail "not 6 of 6 in agreement"
     check_nothing_left
     ;;
   failover)

@@ -30,7 +30,7 @@ TEST(ClusterFailover, MasterKilledBeforeReplicationLosesTheLock) {
                                              DelaySpec::fixed(Duration::from_ms(100)));
   });
   auto a = world.send_at(0, "M", {make_command("SET", "lock", "A", "NX", "PX", "30000")}, 0);
-  world.crash_at(50, "M", FaultKind::crash);
+  world.crash_at(50, "M", StopKind::kill);
   auto b = world.send_at(6100, "R", {make_command("SET", "lock", "B", "NX", "PX", "30000")}, 1);
   auto asked = world.send_at(6200, "S2",
                              {make_command("SENTINEL", "get-master-addr-by-name", "mymaster")}, 1);
@@ -71,7 +71,7 @@ TEST(ClusterFailover, SdownCountsFromTheFirstUnansweredPing) {
   }
   {
     ClusterWorld world({master_spec("M"), replica_spec("R", "M")}, three_sentinels("M"), {});
-    world.crash_at(500, "M", FaultKind::crash);
+    world.crash_at(500, "M", StopKind::kill);
     world.run_until(8000);
     const auto sdown = world.first(ClusterEventKind::sdown);
     ASSERT_TRUE(sdown);
@@ -94,7 +94,7 @@ TEST(ClusterFailover, WaitAckedReplicaPromotedKeepsTheLock) {
         0, "M",
         {make_command("SET", "lock", "A", "NX", "PX", "30000"), make_command("WAIT", "1", "100")},
         0);
-    world.crash_at(50, "M", FaultKind::crash);
+    world.crash_at(50, "M", StopKind::kill);
     auto b = world.send_at(6100, "R", {make_command("SET", "lock", "B", "NX", "PX", "30000")}, 1);
     auto expiry = world.send_at(6200, "R", {make_command("PEXPIRETIME", "lock")}, 1);
     world.run_until(7000);
@@ -151,7 +151,7 @@ TEST(ClusterFailover, ReplicaRankingByPriorityThenOffsetThenName) {
     ClusterWorld world({master_spec("M"), replica_spec("R1", "M", 100), replica_spec("R2", "M", 10),
                         replica_spec("R3", "M", 0)},
                        three_sentinels("M", 1000));
-    world.crash_at(2000, "M", FaultKind::crash);
+    world.crash_at(2000, "M", StopKind::kill);
     world.run_until(5000);
     EXPECT_TRUE(world.node("R2").is_master());
     EXPECT_EQ(world.node("R1").master(), world.id("R2"));
@@ -165,7 +165,7 @@ TEST(ClusterFailover, ReplicaRankingByPriorityThenOffsetThenName) {
           {.side_a = {world.id("M")}, .side_b = {world.id("R1")}});
     });
     world.send_at(100, "M", make_command("SET", "k", "v"));
-    world.crash_at(2000, "M", FaultKind::crash);
+    world.crash_at(2000, "M", StopKind::kill);
     world.run_until(5000);
     EXPECT_TRUE(world.node("R2").is_master());
   }
@@ -173,7 +173,7 @@ TEST(ClusterFailover, ReplicaRankingByPriorityThenOffsetThenName) {
   {
     ClusterWorld world({master_spec("M"), replica_spec("R2", "M"), replica_spec("R1", "M")},
                        three_sentinels("M", 1000));
-    world.crash_at(2000, "M", FaultKind::crash);
+    world.crash_at(2000, "M", StopKind::kill);
     world.run_until(5000);
     EXPECT_TRUE(world.node("R1").is_master());
   }
@@ -190,14 +190,14 @@ TEST(ClusterFailover, LongDisconnectedOrPriorityZeroReplicaIsNeverPromoted) {
       world.simulator.network().add_partition(
           {.side_a = {world.id("M")}, .side_b = {world.id("R1")}});
     });
-    world.crash_at(75'000, "M", FaultKind::crash);  // R1's link has been down since ~60 s
+    world.crash_at(75'000, "M", StopKind::kill);  // R1's link has been down since ~60 s
     world.run_until(79'000);
     EXPECT_TRUE(world.node("R2").is_master());
     EXPECT_FALSE(world.node("R1").is_master());
   }
   {
     ClusterWorld world({master_spec("M"), replica_spec("R", "M", 0)}, three_sentinels("M", 1000));
-    world.crash_at(2000, "M", FaultKind::crash);
+    world.crash_at(2000, "M", StopKind::kill);
     world.run_until(6000);
     EXPECT_FALSE(world.node("R").is_master());
     EXPECT_TRUE(world.first(ClusterEventKind::failover_abort_no_good_slave));
@@ -223,7 +223,7 @@ TEST(ClusterFailover, ReplicaDisconnectedBeforeTheRunIsNotEligible) {
           {.side_a = {world.id("M")}, .side_b = {world.id("R1")}});
     });
     auto info = world.send_at(500, "R1", make_command("INFO", "replication"));
-    world.crash_at(200, "M", FaultKind::crash);
+    world.crash_at(200, "M", StopKind::kill);
     world.run_until(3000);
     EXPECT_EQ(world.node("R2").is_master(), before_run) << "before_run " << before_run;
     EXPECT_EQ(world.node("R1").is_master(), !before_run) << "before_run " << before_run;
@@ -290,10 +290,10 @@ TEST(ClusterFailover, ReplicaRestartedWhileCutOffReadsMinusOne) {
     world.simulator.network().add_partition(
         {.side_a = {world.id("M")}, .side_b = {world.id("R1")}});
   });
-  world.crash_at(100, "R1", FaultKind::crash);
+  world.crash_at(100, "R1", StopKind::kill);
   world.restart_at(200, "R1");
   auto info = world.send_at(2500, "R1", make_command("INFO", "replication"));
-  world.crash_at(3000, "M", FaultKind::crash);
+  world.crash_at(3000, "M", StopKind::kill);
   world.run_until(6000);
   const std::string text = reply_of(info).text;
   EXPECT_NE(text.find("master_link_down_since_seconds:-1\r\n"), std::string::npos) << text;
@@ -328,8 +328,8 @@ TEST(ClusterFailover, OdownNeedsQuorumAndFailoverNeedsMajority) {
     FailoverSpec failover = three_sentinels("M", 1000);
     failover.quorum = 3;
     ClusterWorld world({master_spec("M"), replica_spec("R", "M")}, failover);
-    world.crash_at(0, "S3", FaultKind::crash);
-    world.crash_at(500, "M", FaultKind::crash);
+    world.crash_at(0, "S3", StopKind::kill);
+    world.crash_at(500, "M", StopKind::kill);
     world.run_until(8000);
     EXPECT_TRUE(world.first(ClusterEventKind::sdown));
     EXPECT_FALSE(world.first(ClusterEventKind::odown));
@@ -340,8 +340,8 @@ TEST(ClusterFailover, OdownNeedsQuorumAndFailoverNeedsMajority) {
     failover.sentinels = {"S1", "S2", "S3", "S4", "S5"};
     ClusterWorld world({master_spec("M"), replica_spec("R", "M")}, failover);
     for (const char* dead : {"S3", "S4", "S5"})
-      world.crash_at(0, dead, FaultKind::crash);
-    world.crash_at(500, "M", FaultKind::crash);
+      world.crash_at(0, dead, StopKind::kill);
+    world.crash_at(500, "M", StopKind::kill);
     world.run_until(15'000);
     EXPECT_TRUE(world.first(ClusterEventKind::odown));
     EXPECT_TRUE(world.first(ClusterEventKind::try_failover));

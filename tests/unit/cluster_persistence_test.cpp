@@ -25,7 +25,7 @@ struct Restarted {
 // its absolute expiry, so B's SET NX after the restart is refused.
 TEST(ClusterPersistence, AofAlwaysKeepsAcknowledgedSetThroughPowerLoss) {
   Restarted r(aof(AppendFsync::always));
-  r.world.crash_at(1000, "N3", FaultKind::power_loss);
+  r.world.crash_at(1000, "N3", StopKind::power_loss);
   r.world.restart_at(1500, "N3");
   auto b = r.world.send_at(2000, "N3", make_command("SET", "lock", "B", "NX", "PX", "10000"));
   auto when = r.world.send_at(2100, "N3", make_command("PEXPIRETIME", "lock"));
@@ -48,7 +48,7 @@ TEST(ClusterPersistence, AofAlwaysKeepsAcknowledgedSetThroughPowerLoss) {
 // SET NX at 2000 succeeds.
 TEST(ClusterPersistence, AofEverysecPowerLossBeforeFsyncLosesKey) {
   Restarted r(aof(AppendFsync::everysec));
-  r.world.crash_at(700, "N3", FaultKind::power_loss);
+  r.world.crash_at(700, "N3", StopKind::power_loss);
   r.world.restart_at(1200, "N3");
   auto b = r.world.send_at(2000, "N3", make_command("SET", "lock", "B", "NX", "PX", "10000"));
   r.world.run_until(3000);
@@ -62,7 +62,7 @@ TEST(ClusterPersistence, AofEverysecPowerLossBeforeFsyncLosesKey) {
 // S13(c): with everysec a power loss at 1300, after the fsync at 1000, keeps the key.
 TEST(ClusterPersistence, AofEverysecPowerLossAfterFsyncKeepsKey) {
   Restarted r(aof(AppendFsync::everysec));
-  r.world.crash_at(1300, "N3", FaultKind::power_loss);
+  r.world.crash_at(1300, "N3", StopKind::power_loss);
   r.world.restart_at(1500, "N3");
   auto b = r.world.send_at(2000, "N3", make_command("SET", "lock", "B", "NX", "PX", "10000"));
   r.world.run_until(3000);
@@ -73,7 +73,7 @@ TEST(ClusterPersistence, AofEverysecPowerLossAfterFsyncKeepsKey) {
 // A kill -9 keeps what was written to the AOF even before any fsync (the OS page cache).
 TEST(ClusterPersistence, KillKeepsUnsyncedAofWrites) {
   Restarted r(aof(AppendFsync::everysec));
-  r.world.crash_at(700, "N3", FaultKind::crash);
+  r.world.crash_at(700, "N3", StopKind::kill);
   r.world.restart_at(1200, "N3");
   r.world.run_until(1300);
   EXPECT_EQ(r.keys(), 1u);
@@ -85,7 +85,7 @@ TEST(ClusterPersistence, AofNoIsFlushedByTheOsEveryThirtySeconds) {
   for (const auto& [loss_ms, kept] : {std::pair{29'000, 0u}, std::pair{31'000, 1u}}) {
     ClusterWorld world({master_spec("N3", aof(AppendFsync::no))});
     world.send_at(0, "N3", make_command("SET", "k", "v"));
-    world.crash_at(loss_ms, "N3", FaultKind::power_loss);
+    world.crash_at(loss_ms, "N3", StopKind::power_loss);
     world.restart_at(loss_ms + 100, "N3");
     world.run_until(loss_ms + 200);
     EXPECT_EQ(world.node("N3").engine().key_count(), kept) << "power loss at " << loss_ms;
@@ -95,7 +95,7 @@ TEST(ClusterPersistence, AofNoIsFlushedByTheOsEveryThirtySeconds) {
 // S10 (item 9, no persistence): a killed node restarts empty and B's SET NX succeeds.
 TEST(ClusterPersistence, NoPersistenceRestartsEmpty) {
   Restarted r(PersistenceSpec{});
-  r.world.crash_at(1000, "N3", FaultKind::crash);
+  r.world.crash_at(1000, "N3", StopKind::kill);
   r.world.restart_at(1500, "N3");
   auto b = r.world.send_at(2000, "N3", make_command("SET", "lock", "B", "NX", "PX", "10000"));
   r.world.run_until(3000);
@@ -110,7 +110,7 @@ TEST(ClusterPersistence, NoPersistenceRestartsEmpty) {
 // key replays (nothing expires while loading) but is expired at once, so B's SET NX succeeds.
 TEST(ClusterPersistence, ClockStepWhileDownExpiresReplayedKey) {
   Restarted r(aof(AppendFsync::always));
-  r.world.crash_at(1000, "N3", FaultKind::crash);
+  r.world.crash_at(1000, "N3", StopKind::kill);
   r.world.at(1400, [&] {
     r.world.simulator.step_wall_clock(r.world.id("N3"), Duration::from_ms(3'600'000));
   });
@@ -131,7 +131,7 @@ TEST(ClusterPersistence, RdbKeepsLastSnapshotAndShutdownSavesOne) {
   ClusterWorld killed({master_spec("N", rdb)});
   killed.send_at(0, "N", make_command("SET", "early", "1"));
   killed.send_at(1500, "N", make_command("SET", "late", "1"));
-  killed.crash_at(1800, "N", FaultKind::crash);
+  killed.crash_at(1800, "N", StopKind::kill);
   killed.restart_at(1900, "N");
   killed.run_until(1950);
   EXPECT_NE(killed.node("N").engine().peek("early"), nullptr);
@@ -140,7 +140,7 @@ TEST(ClusterPersistence, RdbKeepsLastSnapshotAndShutdownSavesOne) {
   ClusterWorld shut({master_spec("N", rdb)});
   shut.send_at(0, "N", make_command("SET", "early", "1"));
   shut.send_at(1500, "N", make_command("SET", "late", "1"));
-  shut.crash_at(1800, "N", FaultKind::shutdown);
+  shut.crash_at(1800, "N", StopKind::shutdown);
   shut.restart_at(1900, "N");
   shut.run_until(1950);
   EXPECT_NE(shut.node("N").engine().peek("late"), nullptr);
@@ -155,8 +155,8 @@ TEST(ClusterPersistence, RdbLoadSkipsExpiredKeysOnMasterOnly) {
   replica.persistence = rdb;
   ClusterWorld world({master, replica});
   world.send_at(0, "M", make_command("SET", "k", "v", "PX", "1500"));  // when = epoch + 1501
-  world.crash_at(1200, "M", FaultKind::crash);
-  world.crash_at(1200, "R", FaultKind::crash);
+  world.crash_at(1200, "M", StopKind::kill);
+  world.crash_at(1200, "R", StopKind::kill);
   std::size_t master_keys = 99;
   std::size_t replica_keys = 99;
   world.at(2000, [&] {

@@ -56,7 +56,7 @@ TEST(ClusterReplication, PromotedReplicaExpiresWithItsOwnClock) {
   nodes[1].clock.offset_ms = -20'000;
   ClusterWorld world(nodes);
   world.send_at(0, "M", make_command("SET", "k", "v", "PX", "10000"));  // when = epoch + 10 001
-  world.crash_at(100, "M", FaultKind::crash);
+  world.crash_at(100, "M", StopKind::kill);
   auto promote = world.send_at(1000, "R", make_command("REPLICAOF", "NO", "ONE"));
   auto still = world.send_at(12'000, "R", make_command("GET", "k"));
   auto gone = world.send_at(31'000, "R", make_command("GET", "k"));
@@ -169,7 +169,7 @@ TEST(ClusterReplication, DroppedStreamIsRepairedByPartialResync) {
 TEST(ClusterReplication, RestartedEmptyMasterWipesItsReplica) {
   ClusterWorld world(pair_with_replica());
   world.send_at(0, "M", make_command("SET", "lock", "A"));
-  world.crash_at(1000, "M", FaultKind::crash);
+  world.crash_at(1000, "M", StopKind::kill);
   world.restart_at(1500, "M");
   std::size_t replica_keys_while_down = 0;
   std::size_t replica_keys_during_delay = 0;
@@ -189,7 +189,7 @@ TEST(ClusterReplication, RoleAndInfoReflectState) {
   world.send_at(0, "M", make_command("SET", "k", "v"));
   auto master_role = world.send_at(1500, "M", make_command("ROLE"));
   auto replica_role = world.send_at(1500, "R", make_command("ROLE"));
-  world.crash_at(2000, "M", FaultKind::crash);
+  world.crash_at(2000, "M", StopKind::kill);
   auto info = world.send_at(4100, "R", make_command("INFO", "replication"));
   world.run_until(5000);
   const int64_t offset = world.node("R").replication_offset();

@@ -130,8 +130,8 @@ struct ClusterWorld {
     }
   }
 
-  void crash_at(int64_t at_ms, const std::string& name, FaultKind kind) {
-    at(at_ms, [this, name, kind] { cluster.crash(id(name), kind); });
+  void crash_at(int64_t at_ms, const std::string& name, StopKind how) {
+    at(at_ms, [this, name, how] { cluster.crash(id(name), how); });
   }
   void restart_at(int64_t at_ms, const std::string& name) {
     at(at_ms, [this, name] { simulator.restart(id(name)); });

@@ -8,7 +8,7 @@ namespace redlock_sim {
 namespace {
 
 FaultSpec partition(const std::string& name, int64_t at_ms) {
-  return FaultSpec{.kind = FaultKind::partition,
+  return FaultSpec{.kind = "partition",
                    .at_ms = at_ms,
                    .name = name,
                    .side_a = {"A"},
@@ -16,7 +16,7 @@ FaultSpec partition(const std::string& name, int64_t at_ms) {
 }
 
 FaultSpec heal(const std::string& name, int64_t at_ms) {
-  return FaultSpec{.kind = FaultKind::heal, .at_ms = at_ms, .name = name};
+  return FaultSpec{.kind = "heal", .at_ms = at_ms, .name = name};
 }
 
 // Two partitions share a name: each heal ends the one listed last before it.
@@ -38,7 +38,7 @@ TEST(FaultPairing, RemovingAPartitionRemovesOnlyItsHeals) {
                                    heal("cut", 300)};
   remove_fault(faults, 2);
   ASSERT_EQ(faults.size(), 2U);
-  EXPECT_EQ(faults[0].kind, FaultKind::partition);
+  EXPECT_EQ(faults[0].kind, "partition");
   EXPECT_EQ(faults[1].at_ms, 100);
 }
 
@@ -47,7 +47,7 @@ TEST(FaultPairing, OrphanHealsAreDropped) {
   std::vector<FaultSpec> faults = {heal("cut", 100), partition("cut", 200), heal("cut", 300)};
   drop_orphan_heals(faults);
   ASSERT_EQ(faults.size(), 2U);
-  EXPECT_EQ(faults[0].kind, FaultKind::partition);
+  EXPECT_EQ(faults[0].kind, "partition");
   EXPECT_EQ(faults[1].at_ms, 300);
 }
 

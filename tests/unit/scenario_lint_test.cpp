@@ -42,7 +42,7 @@ TEST(ScenarioLint, AClientNamingTheMasterDirectlyNeverFollowsTheFailover) {
 
 TEST(ScenarioLint, AFaultOnANodeNoLockUses) {
   Scenario s = two_clients();
-  s.faults = {FaultSpec{.kind = FaultKind::crash, .at_ms = 10, .target = "N2"}};
+  s.faults = {FaultSpec{.kind = "crash", .at_ms = 10, .target = "N2"}};
   EXPECT_TRUE(warns(s, "faults[0] (crash) targets node N2, which no client's lock uses"));
   s.faults[0].target = "N1";
   EXPECT_FALSE(warns(s, "no client's lock uses"));
@@ -58,7 +58,7 @@ TEST(ScenarioLint, AResourceNobodyTouches) {
 
 TEST(ScenarioLint, APartitionThatCutsNothing) {
   Scenario s = two_clients();
-  s.faults = {FaultSpec{.kind = FaultKind::partition, .side_a = {"A"}, .side_b = {"N2"}}};
+  s.faults = {FaultSpec{.kind = "partition", .side_a = {"A"}, .side_b = {"N2"}}};
   EXPECT_TRUE(warns(s, "cuts no pair"));
   s.faults[0].side_b = {"N1"};
   EXPECT_FALSE(warns(s, "cuts no pair"));

@@ -23,12 +23,21 @@ std::optional<std::string> story(const FaultSpec&) {
   return "restarted";
 }
 
+void stage(RealFaultStage& stage, const std::vector<FaultSpec>& faults, std::size_t index) {
+  const FaultSpec& fault = faults[index];
+  const ProcessId target = stage.id_of(fault.target);
+  stage.when(fault, [&stage, target, fault] {
+    stage.restart_now(target);
+    stage.record_fault(target, fault);
+  });
+}
+
 }  // namespace
 
-// Declared extern first so the constant has external linkage (the registry names it).
+// Declared extern first so the constant has external linkage: the registry that the build
+// generates from this folder names it as <file name>_fault.
 extern const FaultKindDescriptor restart_fault;
 const FaultKindDescriptor restart_fault{
-    .kind = FaultKind::restart,
     .name = "restart",
     .help = "restarts a crashed process now",
     .read = read,
@@ -41,6 +50,9 @@ const FaultKindDescriptor restart_fault{
     .client_class = nullptr,
     .any_target_class = nullptr,
     .real_mode_refusal = nullptr,
+    .stage = stage,
+    .doc_fields = "`target`",
+    .doc_effect = "restarts a crashed process now",
 };
 
 }  // namespace redlock_sim

@@ -37,12 +37,37 @@ std::optional<std::string> story(const FaultSpec& fault) {
          (fault.duration_ms ? " for " + std::to_string(*fault.duration_ms) + " ms" : std::string());
 }
 
+FaultDrawing drawing(const FaultSpec& fault) {
+  return {.pause_band_ms = fault.duration_ms};
+}
+
+void draw(FaultDraw& draw, FaultSpec& fault) {
+  fault.target = draw.target();
+  fault.duration_ms = draw.between(1, draw.bounds().pause_ms_max);
+}
+
+void stage(RealFaultStage& stage, const std::vector<FaultSpec>& faults, std::size_t index) {
+  const FaultSpec& fault = faults[index];
+  const ProcessId target = stage.id_of(fault.target);
+  stage.when(fault, [&stage, target, fault] {
+    stage.pause(target, true);
+    stage.record_fault(target, fault);
+  });
+  if (!fault.duration_ms) return;
+  const int64_t resume_ms = fault.at_ms + *fault.duration_ms;
+  stage.at(resume_ms, [&stage, target, resume_ms, name = fault.target] {
+    stage.timed("resume " + name, resume_ms);
+    stage.pause(target, false);
+    stage.record_pause_ended(target);
+  });
+}
+
 }  // namespace
 
-// Declared extern first so the constant has external linkage (the registry names it).
+// Declared extern first so the constant has external linkage: the registry that the build
+// generates from this folder names it as <file name>_fault.
 extern const FaultKindDescriptor pause_fault;
 const FaultKindDescriptor pause_fault{
-    .kind = FaultKind::pause,
     .name = "pause",
     .help = "stop-the-world: the process runs nothing; its clocks keep going",
     .read = read,
@@ -55,6 +80,12 @@ const FaultKindDescriptor pause_fault{
     .client_class = "client-pause",
     .any_target_class = nullptr,
     .real_mode_refusal = nullptr,
+    .probe = "pause",
+    .drawing = drawing,
+    .draw = draw,
+    .stage = stage,
+    .doc_fields = "`target`, `duration_ms` (optional)",
+    .doc_effect = "stop-the-world: the process runs nothing; clocks keep going",
 };
 
 }  // namespace redlock_sim

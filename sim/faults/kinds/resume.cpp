@@ -24,12 +24,21 @@ std::optional<std::string> story(const FaultSpec&) {
   return "resumed";
 }
 
+void stage(RealFaultStage& stage, const std::vector<FaultSpec>& faults, std::size_t index) {
+  const FaultSpec& fault = faults[index];
+  const ProcessId target = stage.id_of(fault.target);
+  stage.when(fault, [&stage, target, fault] {
+    stage.pause(target, false);
+    stage.record_fault(target, fault);
+  });
+}
+
 }  // namespace
 
-// Declared extern first so the constant has external linkage (the registry names it).
+// Declared extern first so the constant has external linkage: the registry that the build
+// generates from this folder names it as <file name>_fault.
 extern const FaultKindDescriptor resume_fault;
 const FaultKindDescriptor resume_fault{
-    .kind = FaultKind::resume,
     .name = "resume",
     .help = "ends a pause",
     .read = read,
@@ -42,6 +51,9 @@ const FaultKindDescriptor resume_fault{
     .client_class = nullptr,
     .any_target_class = nullptr,
     .real_mode_refusal = nullptr,
+    .stage = stage,
+    .doc_fields = "`target`",
+    .doc_effect = "ends a pause",
 };
 
 }  // namespace redlock_sim

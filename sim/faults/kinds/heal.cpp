@@ -27,12 +27,24 @@ std::optional<std::string> story(const FaultSpec&) {
   return std::nullopt;
 }
 
+std::optional<FaultCheckError> check(const std::vector<FaultSpec>& faults, std::size_t index) {
+  if (healed_partition(faults, index)) return std::nullopt;
+  return FaultCheckError{"name", "no earlier partition is named \"" + faults[index].name + "\""};
+}
+
+void stage(RealFaultStage& stage, const std::vector<FaultSpec>& faults, std::size_t index) {
+  const std::size_t partition = healed_partition(faults, index).value();
+  stage.when(faults[index], [&stage, partition, fault = faults[index]] {
+    stage.heal_partition(partition, fault);
+  });
+}
+
 }  // namespace
 
-// Declared extern first so the constant has external linkage (the registry names it).
+// Declared extern first so the constant has external linkage: the registry that the build
+// generates from this folder names it as <file name>_fault.
 extern const FaultKindDescriptor heal_fault;
 const FaultKindDescriptor heal_fault{
-    .kind = FaultKind::heal,
     .name = "heal",
     .help = "ends a named partition",
     .read = read,
@@ -45,6 +57,10 @@ const FaultKindDescriptor heal_fault{
     .client_class = nullptr,
     .any_target_class = nullptr,
     .real_mode_refusal = nullptr,
+    .check = check,
+    .stage = stage,
+    .doc_fields = "`name`",
+    .doc_effect = "ends a named partition",
 };
 
 }  // namespace redlock_sim

@@ -64,12 +64,48 @@ std::optional<std::string> story(const FaultSpec& fault) {
   return partition_story_text(fault);
 }
 
+void draw(FaultDraw& draw, FaultSpec& fault) {
+  const std::vector<std::string> everyone = draw.everyone();
+  // A random proper, non-empty subset against the rest.
+  while (fault.side_a.empty() || fault.side_a.size() == everyone.size()) {
+    fault.side_a.clear();
+    for (const std::string& name : everyone) {
+      if (draw.chance(1, 2)) fault.side_a.push_back(name);
+    }
+  }
+  for (const std::string& name : everyone) {
+    if (std::find(fault.side_a.begin(), fault.side_a.end(), name) == fault.side_a.end()) {
+      fault.side_b.push_back(name);
+    }
+  }
+  fault.one_way = draw.chance(1, 4);
+  fault.until_ms = fault.at_ms + draw.between(1, draw.bounds().partition_ms_max);
+}
+
+// In real mode the proxies drop the cut's messages; a cut that began before the run starts at
+// zero (real processes cannot be given an earlier last I/O, so real mode refuses one that cuts a
+// replication link).
+void stage(RealFaultStage& stage, const std::vector<FaultSpec>& faults, std::size_t index) {
+  const FaultSpec& fault = faults[index];
+  const int64_t at_ms = std::max<int64_t>(fault.at_ms, 0);
+  stage.add_partition(index, PartitionRule{.side_a = stage.ids_of(fault.side_a),
+                                           .side_b = stage.ids_of(fault.side_b),
+                                           .one_way = fault.one_way,
+                                           .start = Instant::from_ms(at_ms),
+                                           .end = fault.until_ms ? Instant::from_ms(*fault.until_ms)
+                                                                 : Instant::max()});
+  if (fault.until_ms) stage.lasts_until(*fault.until_ms);
+  const ProcessId teller = stage.id_of(fault.side_a.front());
+  stage.when(fault,
+             [&stage, teller, fault, index] { stage.partition_began(index, teller, fault); });
+}
+
 }  // namespace
 
-// Declared extern first so the constant has external linkage (the registry names it).
+// Declared extern first so the constant has external linkage: the registry that the build
+// generates from this folder names it as <file name>_fault.
 extern const FaultKindDescriptor partition_fault;
 const FaultKindDescriptor partition_fault{
-    .kind = FaultKind::partition,
     .name = "partition",
     .help = "drops messages between two sets of processes (one-way too)",
     .read = read,
@@ -83,6 +119,11 @@ const FaultKindDescriptor partition_fault{
     .any_target_class = "partition",
     .real_mode_refusal = nullptr,
     .may_start_before_run = true,
+    .cuts_sides = true,
+    .draw = draw,
+    .stage = stage,
+    .doc_fields = "`sides` [[names], [names]], `one_way`, `until_ms`, `name`",
+    .doc_effect = "drops messages between the sides (a -> b only when one-way)",
 };
 
 }  // namespace redlock_sim

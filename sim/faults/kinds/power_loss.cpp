@@ -13,17 +13,26 @@ std::string sentence(const std::string& name, const std::string&) {
   return name + " lost power";
 }
 
+void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
+  world.schedule_stop(faults[index], StopKind::power_loss);
+}
+
+void stage(RealFaultStage& stage, const std::vector<FaultSpec>& faults, std::size_t index) {
+  stage.when(faults[index],
+             [&stage, fault = faults[index]] { stage.stop(fault, StopKind::power_loss); });
+}
+
 }  // namespace
 
-// Declared extern first so the constant has external linkage (the registry names it).
+// Declared extern first so the constant has external linkage: the registry that the build
+// generates from this folder names it as <file name>_fault.
 extern const FaultKindDescriptor power_loss_fault;
 const FaultKindDescriptor power_loss_fault{
-    .kind = FaultKind::power_loss,
     .name = "power_loss",
     .help = "only fsynced data survives; optional delayed restart",
     .read = process_stop::read,
     .write = process_stop::write,
-    .apply = process_stop::apply,
+    .apply = apply,
     .story = story,
     .sentence = sentence,
     .shorter = fault_fields::shorter_duration,
@@ -31,6 +40,11 @@ const FaultKindDescriptor power_loss_fault{
     .client_class = nullptr,
     .any_target_class = nullptr,
     .real_mode_refusal = nullptr,
+    .drawing = process_stop::drawing,
+    .draw = process_stop::draw,
+    .stage = stage,
+    .doc_fields = "`target`, `restart_after_ms`, `restart_clock`",
+    .doc_effect = "only fsynced data survives",
 };
 
 }  // namespace redlock_sim

@@ -12,18 +12,29 @@ namespace redlock_sim {
 
 namespace {
 
+// The kind's own fields (FaultSpec::fields holds them).
+struct LinkLossFields {
+  std::pair<uint32_t, uint32_t> loss = {1, 1};  // each message is lost with n/d
+  bool operator==(const LinkLossFields&) const = default;
+};
+
+std::pair<uint32_t, uint32_t> loss(const FaultSpec& fault) {
+  return fault_fields::own<LinkLossFields>(fault).loss;
+}
+
 void read(FaultFieldReader& fields, FaultSpec& fault) {
   fault.from = fields.string("from");
   fault.to = fields.string("to");
-  fault.loss = fields.ratio("loss", {1, 1});
-  if (fault.loss.first == 0) fields.fail("loss", "expected a loss above zero: [n, d] with n >= 1");
+  const LinkLossFields own{.loss = fields.ratio("loss", {1, 1})};
+  fault.fields = FaultFields::of(own);
+  if (own.loss.first == 0) fields.fail("loss", "expected a loss above zero: [n, d] with n >= 1");
   fault.until_ms = fields.optional_integer("until_ms", 0, fault_time_ms_max);
 }
 
 void write(const FaultSpec& fault, FaultFieldWriter& fields) {
   fields.string("from", fault.from);
   fields.string("to", fault.to);
-  if (fault.loss != std::pair<uint32_t, uint32_t>{1, 1}) fields.ratio("loss", fault.loss);
+  if (loss(fault) != std::pair<uint32_t, uint32_t>{1, 1}) fields.ratio("loss", loss(fault));
   if (fault.until_ms) fields.integer("until_ms", *fault.until_ms);
 }
 
@@ -37,7 +48,7 @@ void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t 
       Instant::from_ms(fault.at_ms), [&world, from, to, fault, before] {
         Network& network = world.simulator().network();
         *before = network.link_loss(from, to);
-        network.set_link_loss(from, to, fault.loss.first, fault.loss.second);
+        network.set_link_loss(from, to, loss(fault).first, loss(fault).second);
         world.record_fault(from, fault);
       });
   if (!fault.until_ms) return;
@@ -47,10 +58,10 @@ void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t 
 }
 
 std::optional<std::string> story(const FaultSpec& fault) {
-  const bool every = fault.loss.first == fault.loss.second;
+  const bool every = loss(fault).first == loss(fault).second;
   return "loses " +
          (every ? std::string("every message")
-                : std::to_string(fault.loss.first) + " in " + std::to_string(fault.loss.second) +
+                : std::to_string(loss(fault).first) + " in " + std::to_string(loss(fault).second) +
                       " messages") +
          " to " + fault.to +
          (fault.until_ms ? " until " + std::to_string(*fault.until_ms) + " ms" : std::string());
@@ -58,10 +69,10 @@ std::optional<std::string> story(const FaultSpec& fault) {
 
 }  // namespace
 
-// Declared extern first so the constant has external linkage (the registry names it).
+// Declared extern first so the constant has external linkage: the registry that the build
+// generates from this folder names it as <file name>_fault.
 extern const FaultKindDescriptor link_loss_fault;
 const FaultKindDescriptor link_loss_fault{
-    .kind = FaultKind::link_loss,
     .name = "link_loss",
     .help = "one link (from -> to) loses each message with probability loss until until_ms",
     .read = read,
@@ -74,6 +85,10 @@ const FaultKindDescriptor link_loss_fault{
     .client_class = nullptr,
     .any_target_class = nullptr,
     .real_mode_refusal = "link loss windows cannot be staged for real yet",
+    .doc_fields = "`from`, `to`, `loss` [n, d] ([1, 1]), `until_ms` (optional)",
+    .doc_effect =
+        "the link from -> to loses each message sent on it with probability n/d until `until_ms` "
+        "(or the end), then gets its own `loss` back; messages in flight still arrive",
 };
 
 }  // namespace redlock_sim

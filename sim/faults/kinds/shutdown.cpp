@@ -14,17 +14,26 @@ std::string sentence(const std::string& name, const std::string&) {
   return name + " was shut down";
 }
 
+void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
+  world.schedule_stop(faults[index], StopKind::shutdown);
+}
+
+void stage(RealFaultStage& stage, const std::vector<FaultSpec>& faults, std::size_t index) {
+  stage.when(faults[index],
+             [&stage, fault = faults[index]] { stage.stop(fault, StopKind::shutdown); });
+}
+
 }  // namespace
 
-// Declared extern first so the constant has external linkage (the registry names it).
+// Declared extern first so the constant has external linkage: the registry that the build
+// generates from this folder names it as <file name>_fault.
 extern const FaultKindDescriptor shutdown_fault;
 const FaultKindDescriptor shutdown_fault{
-    .kind = FaultKind::shutdown,
     .name = "shutdown",
     .help = "clean shutdown: persistence flushed; optional delayed restart",
     .read = process_stop::read,
     .write = process_stop::write,
-    .apply = process_stop::apply,
+    .apply = apply,
     .story = story,
     .sentence = sentence,
     .shorter = fault_fields::shorter_duration,
@@ -32,6 +41,10 @@ const FaultKindDescriptor shutdown_fault{
     .client_class = nullptr,
     .any_target_class = nullptr,
     .real_mode_refusal = nullptr,
+    .drawing = process_stop::drawing,
+    .stage = stage,
+    .doc_fields = "`target`, `restart_after_ms`, `restart_clock`",
+    .doc_effect = "clean shutdown",
 };
 
 }  // namespace redlock_sim
