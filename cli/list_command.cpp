@@ -200,14 +200,13 @@ void print_fault_table() {
     }
     std::string effect = kind->doc_effect != nullptr ? kind->doc_effect : kind->help;
     if (kind->may_start_before_run) effect += "; may begin before the run";
-    const std::string real =
-        kind->real_mode_refusal != nullptr ? std::string("refused: ") + kind->real_mode_refusal
-        : kind->stage != nullptr           ? std::string("staged")
-                                           : std::string("refused");
+    const std::string real = kind->real_mode_refusal != nullptr
+                                 ? std::string("refused: ") + kind->real_mode_refusal
+                             : kind->stage != nullptr ? std::string("staged")
+                                                      : std::string("refused");
     std::printf("| `%s` | %s | %s | %s | %s |\n", kind->name,
                 kind->doc_fields != nullptr ? cell(kind->doc_fields).c_str() : "-",
-                cell(effect).c_str(), classes.empty() ? "-" : classes.c_str(),
-                cell(real).c_str());
+                cell(effect).c_str(), classes.empty() ? "-" : classes.c_str(), cell(real).c_str());
   }
 }
 
@@ -236,9 +235,8 @@ int run_list(const std::vector<std::string>& arguments) {
       "print every lock's parameter table (name, type, unit, default, range, help) as Markdown")(
       "faults", po::bool_switch(&fault_table),
       "print every fault kind's fields, effect, exploration classes and real-mode support as "
-      "Markdown")(
-      "section", po::value<std::string>(&only),
-      "print one section: families, profiles, zoo, scenarios, faults or fault-classes")(
+      "Markdown")("section", po::value<std::string>(&only),
+                  "print one section: families, profiles, zoo, scenarios, faults or fault-classes")(
       "scenarios", po::value<std::string>(&scenarios_folder),
       "the folder of scenario files (default: scenarios/ of the source tree, else ./scenarios)");
   po::variables_map values;

@@ -112,7 +112,8 @@ std::optional<std::string> unstageable_reason(const Scenario& scenario) {
   for (const FaultSpec& fault : scenario.faults) {
     if (scenario.failover.enabled && !fault.target.empty() &&
         std::find(sentinels.begin(), sentinels.end(), fault.target) != sentinels.end()) {
-      return "fault " + fault.kind + " at " + std::to_string(fault.at_ms) + " ms targets sentinel " + fault.target +
+      return "fault " + fault.kind + " at " + std::to_string(fault.at_ms) +
+             " ms targets sentinel " + fault.target +
              ": faults on sentinels cannot be staged for real yet";
     }
     const FaultKindDescriptor& kind = fault_kind(fault.kind);
@@ -1544,12 +1545,12 @@ void RealWorld::watch_restart(ProcessId id, int64_t give_up_ns) {
         record(RunEvent{
             .process = id,
             .kind = RunEventKind::cluster,
-            .cluster = ClusterEvent{.kind = ClusterEventKind::restarted,
-                                    .keys_loaded = static_cast<std::size_t>(after),
-                                    .keys_before_stop = static_cast<std::size_t>(p.keys_before),
-                                    .keys_lost = static_cast<std::size_t>(
-                                        std::max<int64_t>(0, p.keys_before - after)),
-                                    .load_source = load_source(*n)}});
+            .cluster = ClusterEvent{
+                .kind = ClusterEventKind::restarted,
+                .keys_loaded = static_cast<std::size_t>(after),
+                .keys_before_stop = static_cast<std::size_t>(p.keys_before),
+                .keys_lost = static_cast<std::size_t>(std::max<int64_t>(0, p.keys_before - after)),
+                .load_source = load_source(*n)}});
       }
       return;
     }
@@ -1662,7 +1663,8 @@ void RealWorld::FaultStage::when(const FaultSpec& fault, std::function<void()> a
   // A cut that began before the run (one that cuts no replication link; unstageable_reason
   // refuses the others) is, as in the simulator, the same cut beginning at zero.
   const int64_t at_ms = std::max<int64_t>(fault.at_ms, 0);
-  const std::string label = "fault " + fault.kind + (fault.target.empty() ? "" : " " + fault.target);
+  const std::string label =
+      "fault " + fault.kind + (fault.target.empty() ? "" : " " + fault.target);
   world_.loop_.at(world_.real_time_of_ms(at_ms), [this, label, at_ms, action = std::move(action)] {
     // Timed once done: a kill or a stop counts as happened when its signal was
     // sent.

@@ -82,8 +82,8 @@ std::vector<std::string> scenario_warnings(const Scenario& s) {
     const bool is_node = std::any_of(s.nodes.begin(), s.nodes.end(),
                                      [&](const NodeSpec& n) { return n.name == f.target; });
     if (is_node && used.count(f.target) == 0) {
-      warnings.push_back("faults[" + std::to_string(i) + "] (" + f.kind +
-                         ") targets node " + f.target + ", which no client's lock uses");
+      warnings.push_back("faults[" + std::to_string(i) + "] (" + f.kind + ") targets node " +
+                         f.target + ", which no client's lock uses");
     }
   }
   // A resource nobody reads or writes: resource safety then "holds" without being tried.

@@ -55,9 +55,8 @@ std::string cluster_event_text(const ClusterEvent& event) {
 
 bool cluster_event_is_fault_like(ClusterEventKind kind) {
   return kind == ClusterEventKind::promoted || kind == ClusterEventKind::promoted_slave ||
-         kind == ClusterEventKind::switch_master ||
-         kind == ClusterEventKind::restarted || kind == ClusterEventKind::odown ||
-         kind == ClusterEventKind::replica_of;
+         kind == ClusterEventKind::switch_master || kind == ClusterEventKind::restarted ||
+         kind == ClusterEventKind::odown || kind == ClusterEventKind::replica_of;
 }
 
 bool cluster_event_reloads_keys(ClusterEventKind kind) {

@@ -119,7 +119,8 @@ std::size_t World::memory_bytes() const {
   bytes += events_.size() * sizeof(RunEvent) + event_text_bytes_;
   for (const CommandReplyRecord& reply : replies_) {
     bytes += sizeof(CommandReplyRecord) + reply.node.size() + reply.reply.size();
-    for (const std::string& word : reply.command) bytes += sizeof(std::string) + word.size();
+    for (const std::string& word : reply.command)
+      bytes += sizeof(std::string) + word.size();
   }
   return bytes;
 }

@@ -5,9 +5,9 @@
 // counterexample in under 2 s.
 #include <benchmark/benchmark.h>
 
+#include "api/lock_wiring.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/explore/explore.hpp"
-#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {

@@ -4,14 +4,13 @@
 // and under 5 MB).
 #include <benchmark/benchmark.h>
 
+#include "api/lock_wiring.hpp"
 #include "reports/html_report.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/runner/runner.hpp"
-#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
-
 
 struct Run {
   Scenario scenario;

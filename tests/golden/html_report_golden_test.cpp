@@ -9,14 +9,13 @@
 #include <regex>
 #include <sstream>
 
+#include "api/lock_wiring.hpp"
 #include "reports/html_report.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/runner/runner.hpp"
-#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
-
 
 std::string render(const std::string& name) {
   const Scenario scenario =

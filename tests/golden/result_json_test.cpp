@@ -9,10 +9,10 @@
 #include <regex>
 #include <string>
 
+#include "api/lock_wiring.hpp"
 #include "reports/result_json.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/runner/runner.hpp"
-#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
@@ -27,8 +27,8 @@ TEST(ResultJson, EveryScenarioKeepsTheContract) {
     ++files;
     SCOPED_TRACE(entry.path().filename().string());
     const Scenario scenario = parse_scenario_file(entry.path().string());
-    const nlohmann::json r = nlohmann::json::parse(
-        result_json_text(run_scenario(scenario, registry_lock_factory())));
+    const nlohmann::json r =
+        nlohmann::json::parse(result_json_text(run_scenario(scenario, registry_lock_factory())));
     EXPECT_EQ(r.at("scenario"), scenario.name);
     EXPECT_TRUE(r.at("seed").is_number_unsigned());
     for (const char* checker : {"mutual_exclusion", "resource_safety", "liveness"}) {
@@ -75,9 +75,8 @@ TEST(ResultJson, CommandStepRepliesAreListed) {
   EXPECT_TRUE(told);
   const Scenario plain =
       parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/failover-loses-lock.json");
-  EXPECT_FALSE(
-      nlohmann::json::parse(result_json_text(run_scenario(plain, registry_lock_factory())))
-          .contains("replies"));
+  EXPECT_FALSE(nlohmann::json::parse(result_json_text(run_scenario(plain, registry_lock_factory())))
+                   .contains("replies"));
 }
 
 }  // namespace

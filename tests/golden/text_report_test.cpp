@@ -3,10 +3,10 @@
 
 #include <string>
 
+#include "api/lock_wiring.hpp"
 #include "reports/text_report.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/runner/runner.hpp"
-#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {

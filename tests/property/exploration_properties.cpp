@@ -6,10 +6,10 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include "api/lock_wiring.hpp"
 #include "lock_impls/registry.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/explore/explore.hpp"
-#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {

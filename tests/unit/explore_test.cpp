@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <set>
 
+#include "api/lock_wiring.hpp"
 #include "scenarios/parser.hpp"
 #include "scenarios/writer.hpp"
 #include "sim/explore/explore.hpp"
 #include "sim/explore/matrix.hpp"
-#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
@@ -169,8 +169,7 @@ TEST(Explore, ShrinksToAMinimalReproducibleScenario) {
   // Noise the shrinker must remove: an irrelevant clock step and a third client.
   failing.faults.push_back(parse_fault_text(
       R"({"kind": "clock_step", "at_ms": 50, "target": "N4", "delta_ms": 3})", "noise"));
-  const ShrinkResult shrunk =
-      shrink_scenario(failing, "resource_safety", registry_lock_factory());
+  const ShrinkResult shrunk = shrink_scenario(failing, "resource_safety", registry_lock_factory());
   EXPECT_TRUE(shrunk.minimal);
   EXPECT_EQ(shrunk.result.resource_safety, Verdict::violated);
   EXPECT_TRUE(shrunk.result.expectations_met);  // the result is that of the file it writes
@@ -179,8 +178,7 @@ TEST(Explore, ShrinksToAMinimalReproducibleScenario) {
   EXPECT_LT(shrunk.scenario.nodes.size(), failing.nodes.size());
   // No single further reduction keeps the violation.
   for (const Scenario& smaller : reductions_of(shrunk.scenario)) {
-    EXPECT_NE(run_scenario(smaller, registry_lock_factory()).resource_safety,
-              Verdict::violated);
+    EXPECT_NE(run_scenario(smaller, registry_lock_factory()).resource_safety, Verdict::violated);
   }
   const Scenario reparsed = parse_scenario_text(write_scenario(shrunk.scenario), "shrunk");
   const ScenarioResult again = run_scenario(reparsed, registry_lock_factory());

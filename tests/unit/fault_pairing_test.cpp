@@ -8,11 +8,8 @@ namespace redlock_sim {
 namespace {
 
 FaultSpec partition(const std::string& name, int64_t at_ms) {
-  return FaultSpec{.kind = "partition",
-                   .at_ms = at_ms,
-                   .name = name,
-                   .side_a = {"A"},
-                   .side_b = {"N1"}};
+  return FaultSpec{
+      .kind = "partition", .at_ms = at_ms, .name = name, .side_a = {"A"}, .side_b = {"N1"}};
 }
 
 FaultSpec heal(const std::string& name, int64_t at_ms) {

@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "api/lock_wiring.hpp"
 #include "scenarios/parser.hpp"
 #include "scenarios/writer.hpp"
 #include "sim/faults/fault_kind.hpp"
 #include "sim/kernel/network.hpp"
 #include "sim/runner/runner.hpp"
-#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
@@ -76,8 +76,8 @@ TEST(LinkLoss, LosesEveryMessageOnItsLinkInsideItsWindowOnly) {
   }
   // The lost release leaves A's key on N1, so the second acquisition is refused.
   EXPECT_EQ(result.history.grants().size(), 1U);
-  const ScenarioResult clean = run_scenario(parse_scenario_text(scenario_text("[]"), "clean.json"),
-                                            registry_lock_factory());
+  const ScenarioResult clean =
+      run_scenario(parse_scenario_text(scenario_text("[]"), "clean.json"), registry_lock_factory());
   EXPECT_EQ(clean.history.grants().size(), 2U);
 }
 

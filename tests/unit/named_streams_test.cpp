@@ -4,10 +4,10 @@
 
 #include <vector>
 
+#include "api/lock_wiring.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/kernel/network.hpp"
 #include "sim/runner/runner.hpp"
-#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "api/lock_wiring.hpp"
 #include "scenarios/parser.hpp"
 #include "scenarios/writer.hpp"
 #include "sim/faults/fault_kind.hpp"
 #include "sim/runner/runner.hpp"
-#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
@@ -66,8 +66,8 @@ TEST(PauseBurst, PausesItsTargetCountTimesEveryPeriod) {
   }
   EXPECT_TRUE(told);
   // Without the burst A is granted at once.
-  const ScenarioResult calm = run_scenario(parse_scenario_text(scenario_text("[]"), "calm.json"),
-                                           registry_lock_factory());
+  const ScenarioResult calm =
+      run_scenario(parse_scenario_text(scenario_text("[]"), "calm.json"), registry_lock_factory());
   ASSERT_EQ(calm.history.grants().size(), 1U);
   EXPECT_LT(calm.history.grants()[0].granted_at, Instant::from_ms(1700));
 }

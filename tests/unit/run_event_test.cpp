@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <set>
 
+#include "api/lock_wiring.hpp"
 #include "reports/html_report.hpp"
 #include "scenarios/parser.hpp"
 #include "sim/runner/run_event.hpp"
 #include "sim/runner/runner.hpp"
-#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
@@ -44,8 +44,8 @@ TEST(RunEvent, KeyLostOnRestartFiresOnLostKeysOnly) {
 // and tells no story line.
 TEST(RunEvent, ProbesArePredicatesOverEvents) {
   std::vector<RunEvent> events;
-  for (const char* kind : {"clock_step", "clock_offset", "clock_rate",
-                         "clock_slew", "pause", "heal"}) {
+  for (const char* kind :
+       {"clock_step", "clock_offset", "clock_rate", "clock_slew", "pause", "heal"}) {
     events.push_back(
         RunEvent{.kind = RunEventKind::fault_applied, .fault = FaultSpec{.kind = kind}});
   }
@@ -108,10 +108,8 @@ TEST(RunEvent, HtmlReportDrawsFaultsFromTheEvents) {
                                       .side_a = {scenario.clients.front().name},
                                       .side_b = {scenario.nodes.back().name}});
   scenario.faults.push_back(FaultSpec{.kind = "heal", .at_ms = 120, .name = "cut"});
-  scenario.faults.push_back(FaultSpec{.kind = "hold_message",
-                                      .at_ms = 10,
-                                      .until_ms = 400,
-                                      .from = scenario.clients.front().name});
+  scenario.faults.push_back(FaultSpec{
+      .kind = "hold_message", .at_ms = 10, .until_ms = 400, .from = scenario.clients.front().name});
   const ScenarioResult result = run_scenario(scenario, registry_lock_factory());
   const std::string page = html_report(result);
   EXPECT_NE(page.find("cut off from"), std::string::npos);

@@ -2,15 +2,14 @@
 // verdicts and the story, through the real lock registry.
 #include <gtest/gtest.h>
 
+#include "api/lock_wiring.hpp"
 #include "scenarios/parser.hpp"
 #include "scenarios/writer.hpp"
 #include "sim/explore/shrink.hpp"
 #include "sim/runner/runner.hpp"
-#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {
-
 
 ScenarioResult run_file(const std::string& name) {
   const Scenario scenario =

@@ -4,10 +4,10 @@
 
 #include <filesystem>
 
+#include "api/lock_wiring.hpp"
 #include "scenarios/parser.hpp"
 #include "scenarios/writer.hpp"
 #include "sim/runner/runner.hpp"
-#include "api/lock_wiring.hpp"
 
 namespace redlock_sim {
 namespace {

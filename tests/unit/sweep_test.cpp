@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli/sweep.hpp"
 #include "api/lock_wiring.hpp"
+#include "cli/sweep.hpp"
 
 namespace redlock_sim::cli {
 namespace {
