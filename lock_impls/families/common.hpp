@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lock_impls/lock.hpp"
 #include "lock_impls/port/port.hpp"
 
 namespace redlock_sim {
@@ -97,5 +98,13 @@ uint32_t majority(uint32_t node_count);
 std::string ms_text(Duration duration);
 // "2/5 nodes": how many nodes did what a trace note reports
 std::string nodes_text(uint32_t nodes, uint32_t node_count);
+
+// The answer of a lock that cannot extend: the try is counted on the lease, nothing is sent.
+inline ExtendResult extend_unsupported(Lease& lease) {
+  ++lease.extensions;
+  ExtendResult result;
+  result.failure = "unsupported";
+  return result;
+}
 
 }  // namespace redlock_sim

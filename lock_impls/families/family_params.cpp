@@ -116,16 +116,33 @@ LockEntry lock_entry(std::string name, LockKind kind, std::string description, s
                    .make = std::move(make)};
 }
 
-LockEntry redlock_profile(std::string name, std::string description, std::string models,
-                          RedlockOptions (*options)(uint32_t, Duration), Duration default_ttl) {
-  LockEntry entry =
-      lock_entry(std::move(name), LockKind::profile, std::move(description), std::move(models),
-                 redlock_params(options(5, default_ttl)),
-                 [options, default_ttl](Port& port, const ParamValues& p) {
-                   return redlock_client(port, p, options(p.node_count(), default_ttl));
-                 });
-  entry.multi_node = true;
+LockEntry lock_entry(const LockText& text, LockKind kind, ParamTable params, LockMaker make) {
+  return lock_entry(std::string(text.name), kind, std::string(text.description),
+                    std::string(text.models), std::move(params), std::move(make));
+}
+
+LockEntry redlock_profile(RedlockProfile profile) {
+  LockEntry entry = lock_entry(
+      profile.text, LockKind::profile, plus(redlock_params(profile.options(5)), profile.more),
+      [options = profile.options, adjust = profile.adjust](Port& port, const ParamValues& p) {
+        RedlockOptions o = options(p.node_count());
+        if (adjust != nullptr) adjust(p, o);
+        return redlock_client(port, p, o);
+      });
+  entry.multi_node = true;  // every listed node is one of its masters
   return entry;
+}
+
+LockEntry single_profile(SingleProfile profile) {
+  return lock_entry(
+      profile.text, LockKind::profile, plus(single_params(profile.options()), profile.more),
+      [options = profile.options, adjust = profile.adjust, watchdog = profile.watchdog](
+          Port& port, const ParamValues& p) {
+        SingleInstanceOptions o = options();
+        apply_single(p, o);
+        if (adjust != nullptr) adjust(o);
+        return auto_extended(port, p, std::make_unique<SingleInstanceClient>(port, o), watchdog, o);
+      });
 }
 
 }  // namespace redlock_sim

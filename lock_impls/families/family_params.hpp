@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "lock_impls/families/hash_lock.hpp"
 #include "lock_impls/families/redlock.hpp"
@@ -84,8 +85,50 @@ std::unique_ptr<LockClient> single_client(Port& port, const ParamValues& p,
 std::unique_ptr<LockClient> watched(Port& port, const ParamValues& p,
                                     std::unique_ptr<LockClient> inner, WatchdogOptions w);
 
-// A profile that is the Redlock family with a library's options and nothing else.
-LockEntry redlock_profile(std::string name, std::string description, std::string models,
-                          RedlockOptions (*options)(uint32_t, Duration), Duration default_ttl);
+// How a lock file registers a lock: its own data (LockText, its options, its own rows and the
+// few lines that read them) in one of the shapes below; the shape builds the table and the
+// constructor the registry keeps (LockEntry). A file states its LockText at its top: the lock's
+// name and what it models come first, before the code that mirrors the library.
+struct LockText {
+  std::string_view name;
+  std::string_view description;  // one line
+  std::string_view models;       // the library version/commit
+};
+// An entry of `kind` with that text, table and constructor.
+LockEntry lock_entry(const LockText& text, LockKind kind, ParamTable params, LockMaker make);
+
+// A profile that is the Redlock family with a library's options, on every listed node: the
+// family's rows (defaults from five nodes), then `more`; `adjust` reads `more`'s values into
+// the options before the family's values are applied.
+struct RedlockProfile {
+  LockText text;
+  RedlockOptions (*options)(uint32_t node_count) = nullptr;  // the library's defaults
+  ParamTable more;
+  void (*adjust)(const ParamValues&, RedlockOptions&) = nullptr;
+};
+LockEntry redlock_profile(RedlockProfile profile);
+
+// A profile that is the single-instance family with a library's options: the family's rows,
+// then `more`; after the values, `adjust` derives what depends on them and, with `auto_extend`
+// among `more` and set, `watchdog` says what extends the lock.
+struct SingleProfile {
+  LockText text;
+  SingleInstanceOptions (*options)() = nullptr;  // the library's defaults
+  ParamTable more;
+  void (*adjust)(SingleInstanceOptions&) = nullptr;
+  WatchdogOptions (*watchdog)(const SingleInstanceOptions&) = nullptr;
+};
+LockEntry single_profile(SingleProfile profile);
+
+// `inner`, or, when `watchdog` is given and the scenario's `auto_extend` is on, `inner` under
+// the watchdog `watchdog(o)` describes.
+template <typename Options>
+std::unique_ptr<LockClient> auto_extended(Port& port, const ParamValues& p,
+                                          std::unique_ptr<LockClient> inner,
+                                          WatchdogOptions (*watchdog)(const Options&),
+                                          const Options& o) {
+  if (watchdog == nullptr || !p.flag("auto_extend")) return inner;
+  return watched(port, p, std::move(inner), watchdog(o));
+}
 
 }  // namespace redlock_sim

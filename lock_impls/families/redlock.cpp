@@ -213,12 +213,9 @@ Task<ExtendResult> RedlockClient::extend_once(Lease& lease) {
 }
 
 Task<ExtendResult> RedlockClient::extend(std::shared_ptr<Lease> lease) {
+  if (!options_.can_extend) co_return extend_unsupported(*lease);
   ExtendResult result;
   ++lease->extensions;
-  if (!options_.can_extend) {
-    result.failure = "unsupported";
-    co_return result;
-  }
   if (options_.extend_refuses_expired_lease && lease->deadline.at < read_clock()) {
     result.failure = "already expired";
     result.lock_gone = true;

@@ -6,6 +6,13 @@
 
 namespace redlock_sim::profiles {
 
+// What this file models (the registration at its end reads it).
+constexpr LockText aioredlock_text{
+    .name = "aioredlock",
+    .description =
+        "asyncio: gather waits for all nodes, SET script re-creates on extend, watchdog every 6 s",
+    .models = "joanvila/aioredlock @ 685d1b5"};
+
 class AioredlockClient : public LibraryClient<AioredlockOptions> {
  public:
   using LibraryClient::LibraryClient;
@@ -145,29 +152,17 @@ WatchdogOptions aioredlock_watchdog(Duration internal_lock_timeout) {
 namespace redlock_sim {
 
 // The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+// Aioredlock(redis_connections, retry_count, retry_delay_min/max, internal_lock_timeout); the
+// clock, the command timeout and the drift factor are the model's rows. No fan-out, wait or
+// extension quorum: every call gathers all instances and needs a majority.
 std::vector<LockEntry> aioredlock_locks() {
-  std::vector<LockEntry> list;
-  const profiles::AioredlockOptions d;
-  // Aioredlock(redis_connections, retry_count, retry_delay_min/max, internal_lock_timeout); the
-  // clock, the command timeout and the drift factor are the model's rows. No fan-out, wait or
-  // extension quorum: every call gathers all instances and needs a majority.
-  list.push_back(lock_entry(
-      "aioredlock", LockKind::profile,
-      "asyncio: gather waits for all nodes, SET script re-creates on extend, watchdog every 6 s",
-      "joanvila/aioredlock @ 685d1b5",
-      plus(timing_params(d), {auto_extend_param(true), period_param()}),
-      [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
-        profiles::AioredlockOptions o;
-        o.node_count = p.node_count();
-        apply_timing(p, o);
-        auto inner = std::make_unique<profiles::AioredlockClient>(port, o);
-        if (!p.flag("auto_extend")) return inner;
-        // The watchdog period follows the lease actually configured (0.6 * lease).
-        return watched(port, p, std::move(inner), profiles::aioredlock_watchdog(o.ttl));
-      }));
-  for (LockEntry& entry : list)
-    entry.multi_node = true;  // every listed node is one of its masters
-  return list;
+  return {profiles::library_profile<profiles::AioredlockClient>({
+      .text = profiles::aioredlock_text,
+      .more = {auto_extend_param(true), period_param()},
+      // The watchdog period follows the lease actually configured (0.6 * lease).
+      .watchdog =
+          [](const profiles::AioredlockOptions& o) { return profiles::aioredlock_watchdog(o.ttl); },
+  })};
 }
 
 }  // namespace redlock_sim

@@ -5,6 +5,19 @@
 
 namespace redlock_sim::profiles {
 
+// What this file models (the registrations at its end read them).
+constexpr LockText node_redlock_5_0_0_beta_2_text{
+    .name = "node-redlock-5.0.0-beta.2",
+    .description =
+        "npm 5.0.0-beta.2 (its latest tag is 4.2.0): wall clock, validity from before the retries "
+        "and never checked, returns at quorum, no release between tries",
+    .models = "mike-marcacci/node-redlock 5.0.0-beta.2 @ 54de94c"};
+constexpr LockText node_redlock_4_2_0_text{
+    .name = "node-redlock-4.2.0",
+    .description =
+        "waits for all servers, checks expiration > now, a failed extend unlocks every server",
+    .models = "mike-marcacci/node-redlock v4.2.0 @ 870778c"};
+
 class NodeRedlockClient : public LibraryClient<NodeRedlockOptions> {
  public:
   using LibraryClient::LibraryClient;
@@ -181,34 +194,25 @@ RedlockOptions node_redlock_4_2_0(uint32_t node_count, Duration duration) {
 namespace redlock_sim {
 
 // The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+// new Redlock(clients, settings) and acquire(resources, duration): retryCount, retryDelay,
+// retryJitter and driftFactor are its settings; the clock and ioredis's commandTimeout are the
+// model's rows. No fan-out, wait or extension quorum: every operation is _execute's vote.
 std::vector<LockEntry> node_redlock_locks() {
-  std::vector<LockEntry> list;
-  const profiles::NodeRedlockOptions d;
-  // new Redlock(clients, settings) and acquire(resources, duration): retryCount, retryDelay,
-  // retryJitter and driftFactor are its settings; the clock and ioredis's commandTimeout are the
-  // model's rows. No fan-out, wait or extension quorum: every operation is _execute's vote.
-  list.push_back(lock_entry(
-      "node-redlock-5.0.0-beta.2", LockKind::profile,
-      "npm 5.0.0-beta.2 (its latest tag is 4.2.0): wall clock, validity from before the retries "
-      "and never checked, returns at quorum, no release between tries",
-      "mike-marcacci/node-redlock 5.0.0-beta.2 @ 54de94c",
-      plus(timing_params(d), {auto_extend_param(false)}),
-      [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
-        profiles::NodeRedlockOptions o;
-        o.node_count = p.node_count();
-        apply_timing(p, o);
-        auto client = std::make_unique<profiles::NodeRedlockClient>(port, o);
-        if (!p.flag("auto_extend")) return client;
-        return watched(port, p, std::move(client), profiles::node_redlock_using());
-      }));
-  list.push_back(redlock_profile(
-      "node-redlock-4.2.0",
-      "waits for all servers, checks expiration > now, a failed extend unlocks every server",
-      "mike-marcacci/node-redlock v4.2.0 @ 870778c", profiles::node_redlock_4_2_0,
-      Duration::from_ms(10'000)));
-  for (LockEntry& entry : list)
-    entry.multi_node = true;  // every listed node is one of its masters
-  return list;
+  return {
+      profiles::library_profile<profiles::NodeRedlockClient>({
+          .text = profiles::node_redlock_5_0_0_beta_2_text,
+          .more = {auto_extend_param(false)},
+          .watchdog =
+              [](const profiles::NodeRedlockOptions&) { return profiles::node_redlock_using(); },
+      }),
+      redlock_profile({
+          .text = profiles::node_redlock_4_2_0_text,
+          .options =
+              [](uint32_t node_count) {
+                return profiles::node_redlock_4_2_0(node_count, Duration::from_ms(10'000));
+              },
+      }),
+  };
 }
 
 }  // namespace redlock_sim

@@ -6,6 +6,14 @@
 
 namespace redlock_sim::profiles {
 
+// What this file models (the registration at its end reads it).
+constexpr LockText pottery_text{
+    .name = "pottery",
+    .description =
+        "parallel with bail-out at quorum, new uuid per attempt, infinite retries, at most 3 "
+        "extensions without validity",
+    .models = "brainix/pottery @ e2f40424"};
+
 class PotteryClient : public LibraryClient<PotteryOptions> {
  public:
   using LibraryClient::LibraryClient;
@@ -132,30 +140,20 @@ class PotteryClient : public LibraryClient<PotteryOptions> {
 namespace redlock_sim {
 
 // The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+// Redlock(masters, auto_release_time, num_extensions) and acquire(); the clock, the socket
+// timeout, the retry delay and the drift factor are the model's rows. No fan-out, wait or
+// extension quorum: every call is as_completed over all masters, a majority to succeed.
 std::vector<LockEntry> pottery_locks() {
-  std::vector<LockEntry> list;
-  const profiles::PotteryOptions d;
-  // Redlock(masters, auto_release_time, num_extensions) and acquire(); the clock, the socket
-  // timeout, the retry delay and the drift factor are the model's rows. No fan-out, wait or
-  // extension quorum: every call is as_completed over all masters, a majority to succeed.
-  list.push_back(lock_entry(
-      "pottery", LockKind::profile,
-      "parallel with bail-out at quorum, new uuid per attempt, infinite retries, at most 3 "
-      "extensions without validity",
-      "brainix/pottery @ e2f40424",
-      plus(timing_params(d),
-           {integer_param("num_extensions", "extensions", d.num_extensions, 0, 1'000'000,
-                          "Redlock(num_extensions=...): successful extends allowed")}),
-      [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
-        profiles::PotteryOptions o;
-        o.node_count = p.node_count();
-        apply_timing(p, o);
-        o.num_extensions = static_cast<int32_t>(p.integer("num_extensions"));
-        return std::make_unique<profiles::PotteryClient>(port, o);
-      }));
-  for (LockEntry& entry : list)
-    entry.multi_node = true;  // every listed node is one of its masters
-  return list;
+  using profiles::PotteryOptions;
+  return {profiles::library_profile<profiles::PotteryClient>({
+      .text = profiles::pottery_text,
+      .more = {integer_param("num_extensions", "extensions", PotteryOptions{}.num_extensions, 0,
+                             1'000'000, "Redlock(num_extensions=...): successful extends allowed")},
+      .adjust =
+          [](const ParamValues& p, PotteryOptions& o) {
+            o.num_extensions = static_cast<int32_t>(p.integer("num_extensions"));
+          },
+  })};
 }
 
 }  // namespace redlock_sim

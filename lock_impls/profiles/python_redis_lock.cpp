@@ -6,6 +6,12 @@
 
 namespace redlock_sim::profiles {
 
+// What this file models (the registration at its end reads it).
+constexpr LockText python_redis_lock_text{
+    .name = "python-redis-lock",
+    .description = "Python: one node, expire=None means no TTL, renewal thread dies silently",
+    .models = "ionelmc/python-redis-lock 4.0.1 @ e448f12"};
+
 SingleInstanceOptions python_redis_lock(Duration expire) {
   return SingleInstanceOptions{
       .ttl = expire,
@@ -49,23 +55,14 @@ namespace redlock_sim {
 
 // The registry's entries this file declares (lock_impls/builtin_locks.hpp).
 std::vector<LockEntry> python_redis_lock_locks() {
-  std::vector<LockEntry> list;
-  list.push_back(lock_entry(
-      "python-redis-lock", LockKind::profile,
-      "Python: one node, expire=None means no TTL, renewal thread dies silently",
-      "ionelmc/python-redis-lock 4.0.1 @ e448f12",
-      plus(single_params(profiles::python_redis_lock(Duration::zero())),
-           {auto_extend_param(false), period_param()}),
-      [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
-        SingleInstanceOptions o = profiles::python_redis_lock(Duration::zero());
-        apply_single(p, o);
-        profiles::python_redis_lock_wait(o);
-        const Duration expire = o.ttl;
-        auto inner = std::make_unique<SingleInstanceClient>(port, o);
-        if (!p.flag("auto_extend")) return inner;
-        return watched(port, p, std::move(inner), profiles::python_redis_lock_renewal(expire));
-      }));
-  return list;
+  return {single_profile({
+      .text = profiles::python_redis_lock_text,
+      .options = [] { return profiles::python_redis_lock(Duration::zero()); },
+      .more = {auto_extend_param(false), period_param()},
+      .adjust = profiles::python_redis_lock_wait,
+      .watchdog =
+          [](const SingleInstanceOptions& o) { return profiles::python_redis_lock_renewal(o.ttl); },
+  })};
 }
 
 }  // namespace redlock_sim

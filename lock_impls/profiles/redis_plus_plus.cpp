@@ -110,17 +110,10 @@ class RedLockMutexClient : public LibraryClient<RedLockMutexOptions> {
 
  private:
   // RedLockMutexVessel::unlock: the delete script on each instance in turn; an error stops the
-  // loop. Returns the instances that deleted our key.
+  // loop (the exception leaves unlock). Returns the instances that deleted our key.
   Task<uint32_t> unlock(const std::string& resource, const std::string& random_string) {
-    const Call delete_if_ours = make_call(scripts::delete_if_value, resource, {random_string});
-    uint32_t deleted = 0;
-    for (NodeId instance = 0; instance < options_.node_count; ++instance) {
-      const Outcome outcome =
-          co_await send_call(port(), instance, delete_if_ours, options_.request_timeout, false);
-      if (!outcome.replied() || outcome.reply.is_error()) break;  // the exception leaves unlock
-      if (outcome.reply.is_integer(1)) ++deleted;
-    }
-    co_return deleted;
+    return delete_on_each(resource, random_string, options_.request_timeout,
+                          /*stop_at_error=*/true);
   }
 };
 

@@ -4,6 +4,13 @@
 
 namespace redlock_sim::profiles {
 
+// What this file models (the registration at its end reads it).
+constexpr LockText redis_py_lock_text{
+    .name = "redis-py-lock",
+    .description =
+        "Python: one node, timeout=None means no TTL, polls every 0.1 s, extend adds to PTTL",
+    .models = "redis/redis-py Lock @ 34817ce2"};
+
 SingleInstanceOptions redis_py_lock(Duration timeout) {
   return SingleInstanceOptions{
       .ttl = timeout,
@@ -27,15 +34,10 @@ namespace redlock_sim {
 
 // The registry's entries this file declares (lock_impls/builtin_locks.hpp).
 std::vector<LockEntry> redis_py_locks() {
-  std::vector<LockEntry> list;
-  list.push_back(lock_entry(
-      "redis-py-lock", LockKind::profile,
-      "Python: one node, timeout=None means no TTL, polls every 0.1 s, extend adds to PTTL",
-      "redis/redis-py Lock @ 34817ce2", single_params(profiles::redis_py_lock(Duration::zero())),
-      [](Port& port, const ParamValues& p) {
-        return single_client(port, p, profiles::redis_py_lock(Duration::zero()));
-      }));
-  return list;
+  return {single_profile({
+      .text = profiles::redis_py_lock_text,
+      .options = [] { return profiles::redis_py_lock(Duration::zero()); },
+  })};
 }
 
 }  // namespace redlock_sim

@@ -5,6 +5,14 @@
 
 namespace redlock_sim::profiles {
 
+// What this file models (the registration at its end reads it).
+constexpr LockText redlock_py_text{
+    .name = "redlock-py",
+    .description =
+        "sequential, wall clock in whole ms, 3 tries fixed 200 ms, quorum with errors raises "
+        "without releasing",
+    .models = "SPSCommerce/redlock-py @ 42ef491"};
+
 class RedlockPyClient : public LibraryClient<RedlockPyOptions> {
  public:
   using LibraryClient::LibraryClient;
@@ -62,34 +70,22 @@ class RedlockPyClient : public LibraryClient<RedlockPyOptions> {
   // and unlock_instance swallows those).
   Task<ReleaseResult> release(std::shared_ptr<Lease> lease) override {
     lease->released = true;
-    ReleaseResult result;
-    result.nodes = co_await unlock_all(lease->resource, lease->value);
-    result.released = true;
-    note("release: " + nodes_text(result.nodes, options_.node_count));
-    co_return result;
+    const uint32_t deleted = co_await unlock_all(lease->resource, lease->value);
+    note("release: " + nodes_text(deleted, options_.node_count));
+    co_return release_with_quorum(deleted, /*enough=*/true);  // it always "succeeds"
   }
 
   // The class has no extend.
   Task<ExtendResult> extend(std::shared_ptr<Lease> lease) override {
-    ++lease->extensions;
-    ExtendResult result;
-    result.failure = "unsupported";
-    co_return result;
+    co_return extend_unsupported(*lease);
   }
 
  private:
-  // `for server in self.servers: self.unlock_instance(server, resource, val)`: the delete
-  // script on each server in turn, errors swallowed. Returns the servers that deleted our key.
+  // `for server in self.servers: self.unlock_instance(server, resource, val)`: unlock_instance
+  // is server.eval(self.unlock_script, 1, resource, val) inside try/except, so an error is
+  // swallowed and the next server tried. Returns the servers that deleted our key.
   Task<uint32_t> unlock_all(const std::string& resource, const std::string& val) {
-    // unlock_instance: server.eval(self.unlock_script, 1, resource, val) inside try/except
-    const Call unlock_script = make_call(scripts::delete_if_value, resource, {val});
-    uint32_t deleted = 0;
-    for (NodeId server = 0; server < options_.node_count; ++server) {
-      const Outcome outcome =
-          co_await send_call(port(), server, unlock_script, options_.unlock_timeout, false);
-      if (outcome.replied() && outcome.reply.is_integer(1)) ++deleted;
-    }
-    co_return deleted;
+    return delete_on_each(resource, val, options_.unlock_timeout, /*stop_at_error=*/false);
   }
 
   // int(time.time() * 1000)
@@ -101,27 +97,18 @@ class RedlockPyClient : public LibraryClient<RedlockPyOptions> {
 namespace redlock_sim {
 
 // The registry's entries this file declares (lock_impls/builtin_locks.hpp).
+// Redlock(connection_list, retry_count, retry_delay) and lock(resource, ttl); the clock, the
+// socket timeout and the drift factor are the model's rows. No fan-out, wait or extension.
 std::vector<LockEntry> redlock_py_locks() {
-  std::vector<LockEntry> list;
-  const profiles::RedlockPyOptions d;
-  // Redlock(connection_list, retry_count, retry_delay) and lock(resource, ttl); the clock, the
-  // socket timeout and the drift factor are the model's rows. No fan-out, wait or extension.
-  list.push_back(lock_entry(
-      "redlock-py", LockKind::profile,
-      "sequential, wall clock in whole ms, 3 tries fixed 200 ms, quorum with errors raises "
-      "without releasing",
-      "SPSCommerce/redlock-py @ 42ef491", timing_params(d),
-      [](Port& port, const ParamValues& p) -> std::unique_ptr<LockClient> {
-        profiles::RedlockPyOptions o;
-        o.node_count = p.node_count();
-        apply_timing(p, o);
-        // `retry_count or self.default_retry_count`: a configured 0 falls back (issue #24).
-        if (o.retry_count == 0) o.retry_count = profiles::RedlockPyOptions{}.retry_count;
-        return std::make_unique<profiles::RedlockPyClient>(port, o);
-      }));
-  for (LockEntry& entry : list)
-    entry.multi_node = true;  // every listed node is one of its masters
-  return list;
+  using profiles::RedlockPyOptions;
+  return {profiles::library_profile<profiles::RedlockPyClient>({
+      .text = profiles::redlock_py_text,
+      // `retry_count or self.default_retry_count`: a configured 0 falls back (issue #24).
+      .adjust =
+          [](const ParamValues&, RedlockPyOptions& o) {
+            if (o.retry_count == 0) o.retry_count = RedlockPyOptions{}.retry_count;
+          },
+  })};
 }
 
 }  // namespace redlock_sim

@@ -4,6 +4,13 @@
 
 namespace redlock_sim::profiles {
 
+// What this file models (the registration at its end reads it).
+constexpr LockText redlock_rb_text{
+    .name = "redlock-rb",
+    .description =
+        "sequential with 100 ms timeouts, validity >= 0, extend re-creates a lapsed key (#36)",
+    .models = "leandromoreira/redlock-rb 2.x @ f176e57"};
+
 RedlockOptions redlock_rb(uint32_t node_count, Duration ttl) {
   return RedlockOptions{
       .node_count = node_count,
@@ -38,23 +45,20 @@ namespace redlock_sim {
 
 // The registry's entries this file declares (lock_impls/builtin_locks.hpp).
 std::vector<LockEntry> redlock_rb_locks() {
-  std::vector<LockEntry> list;
-  list.push_back(lock_entry(
-      "redlock-rb", LockKind::profile,
-      "sequential with 100 ms timeouts, validity >= 0, extend re-creates a lapsed key (#36)",
-      "leandromoreira/redlock-rb 2.x @ f176e57",
-      plus(redlock_params(profiles::redlock_rb(5, Duration::from_ms(10'000))),
-           {flag_param("extend_only_if_locked", false, "extend may not re-create")}),
-      [](Port& port, const ParamValues& p) {
-        RedlockOptions o = profiles::redlock_rb(p.node_count(), Duration::from_ms(10'000));
-        if (p.flag("extend_only_if_locked")) {
-          o.extend_command = RedlockExtendCommand::set_if_absent_or_same_only_if_locked;
-        }
-        return redlock_client(port, p, o);
-      }));
-  for (LockEntry& entry : list)
-    entry.multi_node = true;  // every listed node is one of its masters
-  return list;
+  return {redlock_profile({
+      .text = profiles::redlock_rb_text,
+      .options =
+          [](uint32_t node_count) {
+            return profiles::redlock_rb(node_count, Duration::from_ms(10'000));
+          },
+      .more = {flag_param("extend_only_if_locked", false, "extend may not re-create")},
+      .adjust =
+          [](const ParamValues& p, RedlockOptions& o) {
+            if (p.flag("extend_only_if_locked")) {
+              o.extend_command = RedlockExtendCommand::set_if_absent_or_same_only_if_locked;
+            }
+          },
+  })};
 }
 
 }  // namespace redlock_sim

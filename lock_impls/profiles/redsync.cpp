@@ -4,6 +4,13 @@
 
 namespace redlock_sim::profiles {
 
+// What this file models (the registration at its end reads it).
+constexpr LockText redsync_v4_text{
+    .name = "redsync-v4",
+    .description =
+        "Go: parallel SET NX PX, 32 tries 50-250 ms, drift 1% (no +2), monotonic, ctx timeout 5%",
+    .models = "go-redsync/redsync v4 @ 5560bd2"};
+
 RedlockOptions redsync_v4(uint32_t node_count) {
   const Duration expiry = Duration::from_ms(8'000);
   return RedlockOptions{
@@ -43,28 +50,21 @@ namespace redlock_sim {
 
 // The registry's entries this file declares (lock_impls/builtin_locks.hpp).
 std::vector<LockEntry> redsync_locks() {
-  std::vector<LockEntry> list;
-  list.push_back(lock_entry(
-      "redsync-v4", LockKind::profile,
-      "Go: parallel SET NX PX, 32 tries 50-250 ms, drift 1% (no +2), monotonic, ctx timeout 5%",
-      "go-redsync/redsync v4 @ 5560bd2",
-      plus(redlock_params(profiles::redsync_v4(5)),
-           {flag_param("fail_fast", false, "WithFailFast"),
-            flag_param("set_nx_on_extend", false, "WithSetNXOnExtend (PR #149)"),
-            flag_param("status_bug", false, "before PR #38/#61: a 0 reply is success")}),
-      [](Port& port, const ParamValues& p) {
-        const uint32_t n = p.node_count();
-        RedlockOptions o =
-            p.flag("fail_fast") ? profiles::redsync_v4_fail_fast(n) : profiles::redsync_v4(n);
-        if (p.flag("set_nx_on_extend")) {
-          o.extend_command = RedlockExtendCommand::pexpire_if_value_else_set_nx;
-        }
-        o.any_reply_counts_as_success = p.flag("status_bug");
-        return redlock_client(port, p, o);
-      }));
-  for (LockEntry& entry : list)
-    entry.multi_node = true;  // every listed node is one of its masters
-  return list;
+  return {redlock_profile({
+      .text = profiles::redsync_v4_text,
+      .options = profiles::redsync_v4,
+      .more = {flag_param("fail_fast", false, "WithFailFast"),
+               flag_param("set_nx_on_extend", false, "WithSetNXOnExtend (PR #149)"),
+               flag_param("status_bug", false, "before PR #38/#61: a 0 reply is success")},
+      .adjust =
+          [](const ParamValues& p, RedlockOptions& o) {
+            if (p.flag("fail_fast")) o = profiles::redsync_v4_fail_fast(o.node_count);
+            if (p.flag("set_nx_on_extend")) {
+              o.extend_command = RedlockExtendCommand::pexpire_if_value_else_set_nx;
+            }
+            o.any_reply_counts_as_success = p.flag("status_bug");
+          },
+  })};
 }
 
 }  // namespace redlock_sim

@@ -791,6 +791,31 @@ TEST(ProfileRedlockPy, ZeroRetryCountFallsBackToTheDefault) {
   EXPECT_EQ(grant.attempts, 3u);
 }
 
+// redlock-py's unlock: `unlock_instance` swallows a server's error, so a server cut off after
+// the grant (its EVAL times out after the model's hour) does not stop the release: the servers
+// after it still delete the key (redis-plus-plus's unlock, UnlockHasTheRequestTimeout above,
+// stops there instead). The TTL outlasts that hour, so the keys are still there to delete.
+TEST(ProfileRedlockPy, UnlockGoesOnPastAServerThatFails) {
+  LockWorld world(3, 3);
+  auto lock = make("redlock-py", world.client(), 3, {{"ttl_ms", 10'000'000}});
+  Grant grant;
+  ReleaseResult released;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        grant = co_await lock->acquire("k");
+        world.partition(0, {0});
+        released = co_await lock->release(grant.lease);
+      }(),
+      at_ms(5'000'000));
+  ASSERT_TRUE(grant.acquired) << grant.failure;
+  EXPECT_TRUE(released.released);
+  EXPECT_EQ(released.nodes, 2u);
+  EXPECT_TRUE(world.nodes[0]->has("k"));  // cut off: left until its TTL
+  EXPECT_FALSE(world.nodes[1]->has("k"));
+  EXPECT_FALSE(world.nodes[2]->has("k"));
+}
+
 // redlock-py is the library's own `Redlock.lock` (RedlockPyClient), with only the rows that
 // class has: each try SETs the servers in turn, then runs the unlock script on every server,
 // then sleeps retry_delay, after the last try too.
