@@ -66,10 +66,6 @@ Instant ProcessClock::segment_value(const RateSegment& segment, Instant true_tim
   return segment.monotonic_start + Duration::from_ns(static_cast<int64_t>(quotient));
 }
 
-Instant ProcessClock::monotonic_at(Instant true_time) const {
-  return segment_value(segments_[segment_index(true_time)], true_time);
-}
-
 Instant ProcessClock::wall_at(Instant true_time) const {
   return monotonic_at(true_time) + offsets_[offset_index(true_time)].offset;
 }
@@ -145,19 +141,14 @@ std::optional<Instant> ProcessClock::solve(const RateSegment& segment, Instant t
   return Instant::from_ns(static_cast<int64_t>(std::max<__int128>(candidate, from.ns())));
 }
 
-Instant ProcessClock::first_true_time_reaching(ClockKind kind, Instant local, Instant from) const {
-  // Every timer asks from now, which nearly always lies past the last change: one piece, with
-  // no later change to walk to.
+Instant ProcessClock::first_true_time_reaching_otherwise(ClockKind kind, Instant local,
+                                                         Instant from) const {
+  // Past the last change on a rate other than one (the header handles rate one): one piece,
+  // with no later change to walk to.
   const RateSegment& last = segments_.back();
   if (from >= last.true_start && from >= offsets_.back().true_time) {
     const Instant target =
         kind == ClockKind::wall ? local - offsets_.back().offset : local - Duration::zero();
-    if (last.rate.numerator == last.rate.denominator) {
-      // Rate one, as solve() computes it: the instant the reading is reached, or `from` when
-      // it already is (then the candidate is no later than `from`).
-      const Instant candidate = last.true_start + (target - last.monotonic_start);
-      return candidate == Instant::max() ? Instant::max() : std::max(candidate, from);
-    }
     return solve(last, target, from, Instant::max()).value_or(Instant::max());
   }
   // Walk the pieces on which both the rate and the wall offset are constant.

@@ -12,6 +12,7 @@
 // first reached a value.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -42,7 +43,15 @@ class ProcessClock {
   ProcessClock() : ProcessClock(Options{}) {}
   explicit ProcessClock(const Options& options);
 
-  Instant monotonic_at(Instant true_time) const;
+  // Inline for the common case (a query at or after the last change, on a rate-one segment):
+  // every timer reads the clock when it starts and when it fires.
+  Instant monotonic_at(Instant true_time) const {
+    const RateSegment& last = segments_.back();
+    if (true_time >= last.true_start && last.rate.numerator == last.rate.denominator) {
+      return last.monotonic_start + Duration::from_ns(true_time.ns() - last.true_start.ns());
+    }
+    return segment_value(segments_[segment_index(true_time)], true_time);
+  }
   Instant wall_at(Instant true_time) const;
   Instant read(ClockKind kind, Instant true_time) const {
     return kind == ClockKind::wall ? wall_at(true_time) : monotonic_at(true_time);
@@ -63,7 +72,20 @@ class ProcessClock {
   // The first true time t >= from at which the clock reads >= `local`, since rates are positive
   // and there are no future changes; Instant::max() when that is past the last representable
   // instant (a very slow clock), i.e. never within any run.
-  Instant first_true_time_reaching(ClockKind kind, Instant local, Instant from) const;
+  Instant first_true_time_reaching(ClockKind kind, Instant local, Instant from) const {
+    // Every timer asks from now, which nearly always lies past the last change, on a rate-one
+    // clock: the instant the reading is reached, or `from` when it already is (as solve()
+    // computes it). Inline, as it runs once per timer.
+    const RateSegment& last = segments_.back();
+    if (from >= last.true_start && from >= offsets_.back().true_time &&
+        last.rate.numerator == last.rate.denominator) {
+      const Instant target =
+          kind == ClockKind::wall ? local - offsets_.back().offset : local - Duration::zero();
+      const Instant candidate = last.true_start + (target - last.monotonic_start);
+      return candidate == Instant::max() ? Instant::max() : std::max(candidate, from);
+    }
+    return first_true_time_reaching_otherwise(kind, local, from);
+  }
 
   Instant last_change() const { return last_change_; }
 
@@ -87,6 +109,7 @@ class ProcessClock {
     return true_time >= offsets_.back().true_time ? offsets_.size() - 1
                                                   : offset_index_before_last(true_time);
   }
+  Instant first_true_time_reaching_otherwise(ClockKind kind, Instant local, Instant from) const;
   std::size_t segment_index_before_last(Instant true_time) const;
   std::size_t offset_index_before_last(Instant true_time) const;
   static Instant segment_value(const RateSegment& segment, Instant true_time);

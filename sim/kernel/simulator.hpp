@@ -243,7 +243,8 @@ class Simulator {
  private:
   friend class Process;
   void push(Event event);
-  Event pop();
+  void sift_down_from_root(const Event& event);
+  void remove_taken_top();
   void dispatch(const Event& event);
   void dispatch_timer(Process& process, const Event& event);
   void deliver(const Event& event);
@@ -260,6 +261,7 @@ class Simulator {
   bool in_flight_limit_hit_ = false;
   RunStop stop_reason_ = RunStop::stopped;
   std::vector<Event> queue_;  // 4-ary min-heap on (time, sequence)
+  bool top_taken_ = false;    // the root is being dispatched; the next push replaces it
   std::vector<std::unique_ptr<Process>> processes_;
   std::vector<Message> messages_;
   std::vector<uint32_t> free_messages_;

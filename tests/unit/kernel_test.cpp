@@ -1,6 +1,11 @@
 // Unit tests for the kernel: ordering, timers on local clocks, pause, crash, fan-out.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
 #include "sim/kernel/server_process.hpp"
 #include "sim/kernel/task_process.hpp"
 
@@ -298,6 +303,76 @@ TEST(Kernel, EventLimitIsAReportedOutcome) {
   EXPECT_EQ(result.stop, RunStop::event_limit);
   EXPECT_TRUE(result.limit_hit());
   EXPECT_EQ(result.events, 10u);
+}
+
+// A process whose timers call back into the test (a timer may start timers while it fires).
+class TimerProbe : public Process {
+ public:
+  using Process::Process;
+  std::function<void(uint64_t tag)> fired;
+
+ protected:
+  void on_message(Message&) override {}
+  void on_timer(uint64_t tag) override { fired(tag); }
+};
+
+// An event pushed while another is dispatched (it takes the dispatched event's place at the root
+// of the queue) still runs in (time, sequence) order: after an earlier-scheduled same-time event.
+TEST(Kernel, EventsPushedDuringADispatchKeepTimeSequenceOrder) {
+  Simulator simulator(1);
+  auto& probe = simulator.add_process<TimerProbe>("probe");
+  std::string order;
+  const Instant at = Instant::from_ms(10);
+  probe.fired = [&](uint64_t tag) {
+    order += static_cast<char>(tag);
+    if (tag != 'A') return;
+    probe.start_timer(ClockKind::monotonic, at, 'C');
+    probe.start_timer(ClockKind::monotonic, at, 'D');
+    probe.start_timer(ClockKind::monotonic, Instant::from_ms(5'000), 'F');
+  };
+  probe.start_timer(ClockKind::monotonic, at, 'A');
+  probe.start_timer(ClockKind::monotonic, at, 'B');
+  probe.start_timer(ClockKind::monotonic, Instant::from_ms(20), 'E');
+  simulator.run();
+  EXPECT_EQ(order, "ABCDEF");
+}
+
+// The event being dispatched is no longer counted as queued by memory_bytes(), before and after
+// the dispatch pushes one.
+TEST(Kernel, MemoryCountDuringADispatchLeavesOutTheRunningEvent) {
+  Simulator simulator(1);
+  auto& probe = simulator.add_process<TimerProbe>("probe");
+  std::vector<std::size_t> counts;
+  probe.fired = [&](uint64_t tag) {
+    if (tag != 1) return;
+    counts.push_back(simulator.memory_bytes());  // one queued event, one trace record
+    probe.start_timer(ClockKind::monotonic, Instant::from_ms(3), 3);
+    counts.push_back(simulator.memory_bytes());  // two queued events
+  };
+  probe.start_timer(ClockKind::monotonic, Instant::from_ms(1), 1);
+  probe.start_timer(ClockKind::monotonic, Instant::from_ms(2), 2);
+  simulator.run();
+  ASSERT_EQ(counts.size(), 2u);
+  EXPECT_EQ(counts[0], 48u + 32u);
+  EXPECT_EQ(counts[1], 2 * 48u + 32u);
+}
+
+// An exception out of a dispatch leaves the queue whole: the next run() goes on with the next
+// event and does not dispatch the failed one again.
+TEST(Kernel, RunAfterAnExceptionGoesOnWithTheNextEvent) {
+  Simulator simulator(1);
+  int failures = 0;
+  int later_runs = 0;
+  simulator.schedule_action(Instant::from_ms(1), [&] {
+    ++failures;
+    throw std::runtime_error("model bug");
+  });
+  simulator.schedule_action(Instant::from_ms(2), [&] { ++later_runs; });
+  EXPECT_THROW(simulator.run(), std::runtime_error);
+  simulator.run();
+  EXPECT_EQ(failures, 1);
+  EXPECT_EQ(later_runs, 1);
+  EXPECT_EQ(simulator.events_dispatched(), 2u);
 }
 
 }  // namespace
