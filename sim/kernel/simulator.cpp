@@ -515,10 +515,14 @@ RunResult Simulator::run(Instant until) {
 
 void Simulator::dispatch(const Event& event) {
   switch (event.kind) {
-    case EventKind::action:
+    case EventKind::action: {
       trace_.record(now_, TraceKind::action, 0, 0, event.payload, 0);
-      actions_[event.payload]();
+      // Taken out of the list before it runs: an action that schedules actions grows the list,
+      // which would move the running function (and its captures) from under it. It runs once.
+      const std::function<void()> action = std::move(actions_[event.payload]);
+      action();
       return;
+    }
     case EventKind::deliver:
       deliver(event);
       return;

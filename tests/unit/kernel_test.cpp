@@ -375,5 +375,25 @@ TEST(Kernel, RunAfterAnExceptionGoesOnWithTheNextEvent) {
   EXPECT_EQ(simulator.events_dispatched(), 2u);
 }
 
+// An action that schedules more actions keeps its own captures: the list of actions grows (and
+// moves) under the running one. Before the action was taken out of the list, the first action's
+// small captures lived in the list's freed storage when it wrote through them.
+TEST(Kernel, AnActionThatSchedulesActionsKeepsItsCaptures) {
+  struct Context {
+    Simulator simulator{7};
+    int fired = 0;
+    int written = 0;
+  } context;
+  Context* c = &context;  // one pointer: the function keeps it inside itself, not on the heap
+  c->simulator.schedule_action(Instant::from_ms(1), [c] {
+    for (int i = 0; i < 64; ++i)
+      c->simulator.schedule_action(Instant::from_ms(2), [c] { ++c->fired; });
+    c->written = 42;
+  });
+  context.simulator.run();
+  EXPECT_EQ(context.written, 42);
+  EXPECT_EQ(context.fired, 64);
+}
+
 }  // namespace
 }  // namespace redlock_sim
