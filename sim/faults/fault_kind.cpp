@@ -22,6 +22,14 @@ const FaultKindDescriptor* find_fault_kind(const std::string& name) {
 
 namespace fault_fields {
 
+void read_target(FaultFieldReader& fields, FaultSpec& fault) {
+  fault.target = fields.string("target");
+}
+
+void write_target(const FaultSpec& fault, FaultFieldWriter& fields) {
+  fields.string("target", fault.target);
+}
+
 std::vector<FaultSpec> no_shorter(const FaultSpec&) {
   return {};
 }

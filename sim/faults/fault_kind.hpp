@@ -193,29 +193,32 @@ struct FaultCheckError {
   std::string message;
 };
 
+// Every member has a default (nothing, false), so a kind's file names only what it has.
 struct FaultKindDescriptor {
-  const char* name;  // the `kind` in a scenario file (FaultSpec::kind); its file's name too
-  const char* help;  // one line for `redlock-sim list`
+  const char* name =
+      nullptr;  // the `kind` in a scenario file (FaultSpec::kind); its file's name too
+  const char* help = nullptr;  // one line for `redlock-sim list`
   // Fills the kind's own fields (at_ms is read before, and checked after, by the parser).
-  void (*read)(FaultFieldReader& fields, FaultSpec& fault);
-  void (*write)(const FaultSpec& fault, FaultFieldWriter& fields);
+  void (*read)(FaultFieldReader& fields, FaultSpec& fault) = nullptr;
+  void (*write)(const FaultSpec& fault, FaultFieldWriter& fields) = nullptr;
   // Schedules the fault (the fault is `scenario.faults[fault_index]`).
-  void (*apply)(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t fault_index);
+  void (*apply)(FaultWorld& world, const std::vector<FaultSpec>& faults,
+                std::size_t fault_index) = nullptr;
   // Its story line after the process's name, or nothing (a heal is told by its partition's end).
-  std::optional<std::string> (*story)(const FaultSpec& fault);
+  std::optional<std::string> (*story)(const FaultSpec& fault) = nullptr;
   // How the HTML report joins a process name to the story line: "<name>'s <text>" for clock
   // faults, "<name> was <text>" and so on; nullptr means "<name> <text>".
-  std::string (*sentence)(const std::string& name, const std::string& text);
+  std::string (*sentence)(const std::string& name, const std::string& text) = nullptr;
   // Smaller variants of the fault's own numbers, for the shrinker (it adds an earlier at_ms
   // to every kind after these).
-  std::vector<FaultSpec> (*shorter)(const FaultSpec& fault);
+  std::vector<FaultSpec> (*shorter)(const FaultSpec& fault) = nullptr;
   // The exploration classes (fault_class_name) of this kind on a node and on a client; nullptr
   // when the swarm draws no such fault. `any_target_class` is the class whatever the target.
-  const char* node_class;
-  const char* client_class;
-  const char* any_target_class;
+  const char* node_class = nullptr;
+  const char* client_class = nullptr;
+  const char* any_target_class = nullptr;
   // Why real mode cannot stage this kind, or nullptr when it can.
-  const char* real_mode_refusal;
+  const char* real_mode_refusal = nullptr;
   // Whether `at_ms` may be negative: a state that began before the run and that the run can
   // tell from one beginning at zero (a partition: a replica's "link down since", which
   // Sentinel's eligibility reads). The kind's apply starts it at time zero.
@@ -255,6 +258,9 @@ const FaultKindDescriptor* find_fault_kind(const std::string& name);
 
 // Shared pieces of the kinds' descriptors.
 namespace fault_fields {
+// The fields of a kind that has only a target process (resume, restart).
+void read_target(FaultFieldReader& fields, FaultSpec& fault);
+void write_target(const FaultSpec& fault, FaultFieldWriter& fields);
 std::vector<FaultSpec> no_shorter(const FaultSpec& fault);
 std::vector<FaultSpec> shorter_duration(const FaultSpec& fault);
 std::vector<FaultSpec> shorter_until(const FaultSpec& fault);

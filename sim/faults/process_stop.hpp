@@ -20,6 +20,16 @@ inline void write(const FaultSpec& fault, FaultFieldWriter& fields) {
   if (fault.restart_clock == ClockKind::wall) fields.string("restart_clock", "wall");
 }
 
+// Stops the target at at_ms, `how` (its restart, if any, is the runner's or the harness's).
+template <StopKind how>
+void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
+  world.schedule_stop(faults[index], how);
+}
+template <StopKind how>
+void stage(RealFaultStage& stage, const std::vector<FaultSpec>& faults, std::size_t index) {
+  stage.when(faults[index], [&stage, fault = faults[index]] { stage.stop(fault, how); });
+}
+
 // Past the trace, the report marks the stop on the target's row.
 inline FaultDrawing drawing(const FaultSpec& fault) {
   return {.past_trace = FaultMark{"crash", "crash", fault.kind}};

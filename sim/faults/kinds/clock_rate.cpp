@@ -82,7 +82,6 @@ const FaultKindDescriptor clock_rate_fault{
     .shorter = shorter,
     .node_class = "node-clock-rate",
     .client_class = "client-clock-rate",
-    .any_target_class = nullptr,
     .real_mode_refusal = "clock rates and slews cannot be staged for real",
     .probe = "clock_rate",
     .clock_reach = clock_reach,

@@ -92,8 +92,6 @@ const FaultKindDescriptor clock_step_fault{
     .shorter = shorter,
     .node_class = "node-clock-step",
     .client_class = "client-clock-step",
-    .any_target_class = nullptr,
-    .real_mode_refusal = nullptr,
     .probe = "clock_step",
     .clock_reach = clock_reach,
     .drawing = drawing,

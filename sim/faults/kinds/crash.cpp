@@ -14,14 +14,6 @@ std::string sentence(const std::string& name, const std::string&) {
   return name + " crashed (kill -9)";
 }
 
-void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
-  world.schedule_stop(faults[index], StopKind::kill);
-}
-
-void stage(RealFaultStage& stage, const std::vector<FaultSpec>& faults, std::size_t index) {
-  stage.when(faults[index], [&stage, fault = faults[index]] { stage.stop(fault, StopKind::kill); });
-}
-
 }  // namespace
 
 // Declared extern first so the constant has external linkage: the registry that the build
@@ -32,17 +24,15 @@ const FaultKindDescriptor crash_fault{
     .help = "kill -9: the OS keeps what was written; optional delayed restart",
     .read = process_stop::read,
     .write = process_stop::write,
-    .apply = apply,
+    .apply = process_stop::apply<StopKind::kill>,
     .story = story,
     .sentence = sentence,
     .shorter = fault_fields::shorter_duration,
     .node_class = "node-crash",
     .client_class = "client-crash",
-    .any_target_class = nullptr,
-    .real_mode_refusal = nullptr,
     .drawing = process_stop::drawing,
     .draw = process_stop::draw,
-    .stage = stage,
+    .stage = process_stop::stage<StopKind::kill>,
     .doc_fields = "`target`, `restart_after_ms`, `restart_clock`",
     .doc_effect = "kill -9; the OS keeps what was written",
 };

@@ -76,17 +76,15 @@ const FaultKindDescriptor hold_message_fault{
     .write = write,
     .apply = apply,
     .story = story,
-    .sentence = nullptr,
     .shorter = fault_fields::shorter_until,
-    .node_class = nullptr,
-    .client_class = nullptr,
     .any_target_class = "message-delay",
-    .real_mode_refusal = nullptr,
     .drawing = drawing,
     .draw = draw,
     .stage = stage,
     .doc_fields = "`from`, `to` (optional), `command` (optional), `until_ms`",
-    .doc_effect = "holds the first matching message until `until_ms` (Kleppmann's 90 s packet); FIFO holds what follows it on that link",
+    .doc_effect =
+        "holds the first matching message until `until_ms` (Kleppmann's 90 s packet); FIFO holds "
+        "what follows it on that link",
 };
 
 }  // namespace redlock_sim

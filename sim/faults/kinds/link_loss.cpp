@@ -79,11 +79,7 @@ const FaultKindDescriptor link_loss_fault{
     .write = write,
     .apply = apply,
     .story = story,
-    .sentence = nullptr,
     .shorter = fault_fields::shorter_until,
-    .node_class = nullptr,
-    .client_class = nullptr,
-    .any_target_class = nullptr,
     .real_mode_refusal = "link loss windows cannot be staged for real yet",
     .doc_fields = "`from`, `to`, `loss` [n, d] ([1, 1]), `until_ms` (optional)",
     .doc_effect =

@@ -78,8 +78,6 @@ const FaultKindDescriptor pause_fault{
     .shorter = fault_fields::shorter_duration,
     .node_class = "node-pause",
     .client_class = "client-pause",
-    .any_target_class = nullptr,
-    .real_mode_refusal = nullptr,
     .probe = "pause",
     .drawing = drawing,
     .draw = draw,

@@ -13,15 +13,6 @@ std::string sentence(const std::string& name, const std::string&) {
   return name + " lost power";
 }
 
-void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
-  world.schedule_stop(faults[index], StopKind::power_loss);
-}
-
-void stage(RealFaultStage& stage, const std::vector<FaultSpec>& faults, std::size_t index) {
-  stage.when(faults[index],
-             [&stage, fault = faults[index]] { stage.stop(fault, StopKind::power_loss); });
-}
-
 }  // namespace
 
 // Declared extern first so the constant has external linkage: the registry that the build
@@ -32,17 +23,14 @@ const FaultKindDescriptor power_loss_fault{
     .help = "only fsynced data survives; optional delayed restart",
     .read = process_stop::read,
     .write = process_stop::write,
-    .apply = apply,
+    .apply = process_stop::apply<StopKind::power_loss>,
     .story = story,
     .sentence = sentence,
     .shorter = fault_fields::shorter_duration,
     .node_class = "node-power-loss",
-    .client_class = nullptr,
-    .any_target_class = nullptr,
-    .real_mode_refusal = nullptr,
     .drawing = process_stop::drawing,
     .draw = process_stop::draw,
-    .stage = stage,
+    .stage = process_stop::stage<StopKind::power_loss>,
     .doc_fields = "`target`, `restart_after_ms`, `restart_clock`",
     .doc_effect = "only fsynced data survives",
 };

@@ -5,14 +5,6 @@ namespace redlock_sim {
 
 namespace {
 
-void read(FaultFieldReader& fields, FaultSpec& fault) {
-  fault.target = fields.string("target");
-}
-
-void write(const FaultSpec& fault, FaultFieldWriter& fields) {
-  fields.string("target", fault.target);
-}
-
 void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
   fault_fields::change_target_at(
       world, faults[index],
@@ -40,16 +32,12 @@ extern const FaultKindDescriptor restart_fault;
 const FaultKindDescriptor restart_fault{
     .name = "restart",
     .help = "restarts a crashed process now",
-    .read = read,
-    .write = write,
+    .read = fault_fields::read_target,
+    .write = fault_fields::write_target,
     .apply = apply,
     .story = story,
     .sentence = fault_fields::passive,
     .shorter = fault_fields::no_shorter,
-    .node_class = nullptr,
-    .client_class = nullptr,
-    .any_target_class = nullptr,
-    .real_mode_refusal = nullptr,
     .stage = stage,
     .doc_fields = "`target`",
     .doc_effect = "restarts a crashed process now",

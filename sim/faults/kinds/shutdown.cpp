@@ -14,15 +14,6 @@ std::string sentence(const std::string& name, const std::string&) {
   return name + " was shut down";
 }
 
-void apply(FaultWorld& world, const std::vector<FaultSpec>& faults, std::size_t index) {
-  world.schedule_stop(faults[index], StopKind::shutdown);
-}
-
-void stage(RealFaultStage& stage, const std::vector<FaultSpec>& faults, std::size_t index) {
-  stage.when(faults[index],
-             [&stage, fault = faults[index]] { stage.stop(fault, StopKind::shutdown); });
-}
-
 }  // namespace
 
 // Declared extern first so the constant has external linkage: the registry that the build
@@ -33,16 +24,12 @@ const FaultKindDescriptor shutdown_fault{
     .help = "clean shutdown: persistence flushed; optional delayed restart",
     .read = process_stop::read,
     .write = process_stop::write,
-    .apply = apply,
+    .apply = process_stop::apply<StopKind::shutdown>,
     .story = story,
     .sentence = sentence,
     .shorter = fault_fields::shorter_duration,
-    .node_class = nullptr,
-    .client_class = nullptr,
-    .any_target_class = nullptr,
-    .real_mode_refusal = nullptr,
     .drawing = process_stop::drawing,
-    .stage = stage,
+    .stage = process_stop::stage<StopKind::shutdown>,
     .doc_fields = "`target`, `restart_after_ms`, `restart_clock`",
     .doc_effect = "clean shutdown",
 };
