@@ -58,6 +58,10 @@ const char* const dirty = R"(
   return #encoded)";
 
 TEST(LuaStatePool, AStateFromThePoolIsTheStateAsBuilt) {
+  // Without the pool (AddressSanitizer) a state after SCRIPT FLUSH is a new one at other
+  // addresses, and Lua's memory count under churn depends on where its blocks are (seen at
+  // 3f9be05 already; docs/decisions.md): the probe's figures differ.
+  if (!LuaHeap::pooled) GTEST_SKIP() << "no pool under AddressSanitizer";
   ScriptRunner::reuse_states(false);
   std::string new_state_count;
   {
@@ -83,9 +87,7 @@ TEST(LuaStatePool, AStateFromThePoolIsTheStateAsBuilt) {
     Harness h;
     EXPECT_EQ(h.eval(probe).text, first);
   }
-  if (LuaHeap::pooled) {
-    EXPECT_EQ(ScriptRunner::states_collected(), collected);
-  }
+  EXPECT_EQ(ScriptRunner::states_collected(), collected);
   for (int round = 0; round < 3; ++round) {
     Harness h;
     EXPECT_EQ(h.run(make_command("EVALSHA", dirty_sha, "1", "k")).text,
@@ -98,11 +100,9 @@ TEST(LuaStatePool, AStateFromThePoolIsTheStateAsBuilt) {
     EXPECT_TRUE(h.run(make_command("SCRIPT", "FLUSH")).is_ok());
     EXPECT_EQ(h.eval(probe).text, first) << "round " << round << ", after SCRIPT FLUSH";
   }
-  if (LuaHeap::pooled) {
-    EXPECT_EQ(ScriptRunner::states_built(), built) << "every state came from the pool";
-    // Each round's cjson instance was finalized at its second SCRIPT FLUSH, and only there.
-    EXPECT_EQ(ScriptRunner::states_collected(), collected + 3);
-  }
+  EXPECT_EQ(ScriptRunner::states_built(), built) << "every state came from the pool";
+  // Each round's cjson instance was finalized at its second SCRIPT FLUSH, and only there.
+  EXPECT_EQ(ScriptRunner::states_collected(), collected + 3);
 }
 
 // A thread takes images only once one of its states went: a single run (one world, no restart)
