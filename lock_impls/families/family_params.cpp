@@ -74,7 +74,8 @@ void apply_hash(const ParamValues& p, HashLockOptions& o) {
   if (p.given("replicas")) o.replicas = p.count("replicas");
   if (p.given("acks_required")) o.acks_required = p.count("acks_required");
   o.replica_wait = p.ms_or("replica_wait_ms", o.replica_wait);
-  if (p.given("lease_ms") && p.integer("lease_ms") >= 0) {
+  // Redisson tests `leaseTime > 0`: lock(0, unit) is lock(), the watchdog with its 30 s lease.
+  if (p.given("lease_ms") && p.integer("lease_ms") > 0) {
     o.lease = p.ms("lease_ms");
     o.lease_given = true;
   }

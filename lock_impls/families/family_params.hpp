@@ -64,7 +64,7 @@ ParamTable redlock_params(const RedlockOptions& d);
 ParamTable single_params(const SingleInstanceOptions& d);
 ParamSpec replicas_param(const HashLockOptions& d);
 ParamSpec acks_param(const HashLockOptions& d);
-ParamSpec lease_param(std::string help = "explicit lease time (-1: none, watchdog mode)");
+ParamSpec lease_param(std::string help = "explicit lease time (-1 or 0: none, watchdog mode)");
 ParamSpec wait_time_param(const HashLockOptions& d);
 ParamSpec hash_timeout_param(const HashLockOptions& d);
 ParamSpec period_param();

@@ -83,11 +83,13 @@ class RedissonRedLockClient : public LibraryClient<RedissonRedLockOptions> {
     return std::max(remain_time / options_.node_count, Duration::from_ms(1));
   }
   Instant current_time_millis() { return Instant::from_ms(port().wall_now().ms_floor()); }
-  // ThreadLocalRandom.current().nextLong(origin, bound), from the port's stream.
-  Duration next_long(Duration origin, Duration bound) {
-    if (bound <= origin) return origin;
-    const auto span = static_cast<uint64_t>((bound - origin).ms_floor());
-    return origin + Duration::from_ms(static_cast<int64_t>(draw_below_or_equal(port(), span - 1)));
+  // ThreadLocalRandom.current().nextLong(origin, bound) in whole milliseconds, from the port's
+  // stream: origin + [0, bound - origin).
+  Duration next_long(int64_t origin_ms, int64_t bound_ms) {
+    if (bound_ms <= origin_ms) return Duration::from_ms(origin_ms);
+    const auto span = static_cast<uint64_t>(bound_ms - origin_ms);
+    return Duration::from_ms(origin_ms +
+                             static_cast<int64_t>(draw_below_or_equal(port(), span - 1)));
   }
 
   HashLockClient rlock_;
@@ -103,8 +105,9 @@ Task<Grant> RedissonRedLockClient::acquire(std::string resource) {
     grant.attempts = call;
     Duration wait_time = base_wait_time;
     if (lease > Duration::zero()) {
-      wait_time =
-          lease <= base_wait_time ? next_long(lease / 2, lease) : next_long(base_wait_time, lease);
+      const int64_t lease_ms = lease.ms_floor();  // unit.toMillis(leaseTime)
+      wait_time = lease <= base_wait_time ? next_long(lease_ms / 2, lease_ms)
+                                          : next_long(base_wait_time.ms_floor(), lease_ms);
     }
     std::vector<NodeId> acquired_locks;
     const Locked locked = co_await try_lock(resource, wait_time, acquired_locks);
@@ -197,6 +200,13 @@ auto RedissonRedLockClient::try_lock(const std::string& resource, Duration wait_
         co_return Locked::no;
       }
     }
+  }
+  // The library's loop ends only with a quorum (its break, or the iterator's end after at most
+  // failedLocksLimit failures); fewer means the model's step cap ended it (a clock stepped back
+  // mid-call makes remainTime grow), and a grant without a quorum is not the library's.
+  if (acquired_locks.size() < quorum()) {
+    co_await unlock_inner(acquired_locks, resource);
+    co_return Locked::no;
   }
   co_return Locked::yes;
 }

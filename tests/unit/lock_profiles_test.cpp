@@ -673,6 +673,28 @@ TEST(ProfileRedissonRedLock, BusySubLockWaitsItsShareOfTheWaitTime) {
   EXPECT_LT(granted_at, Instant::from_ms(1'520));
 }
 
+// RedissonRedLock lock(1 ms) and lock(0): Java draws nextLong(0, 1) = 0 ms of wait time for the
+// first (a half-millisecond origin made the draw's span wrap and divide by zero: SIGFPE), and
+// reads the second as lock(), the watchdog with its 30 s sub-lock lease (a PEXPIRE 0 deleted
+// every sub-lock as it was taken).
+TEST(ProfileRedissonRedLock, OneAndZeroMillisecondLeasesAreTheLibrarys) {
+  for (const int64_t lease : {1, 0}) {
+    LockWorld world(3, 3);
+    auto lock = make("redisson-redlock", world.client(), 3, {{"lease_ms", lease}});
+    Grant grant;
+    world.run(
+        0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(100));
+    ASSERT_TRUE(grant.acquired) << "lease_ms " << lease;
+    if (lease == 0) {
+      EXPECT_TRUE(lock->has_watchdog());
+      for (std::size_t n = 0; n < 3; ++n) {
+        const int64_t pttl = world.nodes[n]->execute(make_command("PTTL", "k")).integer;
+        EXPECT_GT(pttl, 29'000) << "N" << n + 1;
+      }
+    }
+  }
+}
+
 // RFencedLock: the token is INCRed in the acquire script, re-entries included.
 TEST(ProfileRedissonFencedLock, ReentryBumpsTheToken) {
   LockWorld world(3, 1);

@@ -96,7 +96,7 @@ std::optional<std::string> story(const FaultSpec& fault) {
          " ms)";
 }
 
-// Fewer pauses first (the last one goes), then shorter ones.
+// Fewer pauses first (half of them), then shorter ones.
 std::vector<FaultSpec> shorter(const FaultSpec& fault) {
   std::vector<FaultSpec> out;
   if (own(fault).count > 1) {
