@@ -57,15 +57,7 @@ TEST(ProfileRedsyncV4, ReleaseAfterAFailedTryHasTheTrysTimeout) {
   world.nodes[1]->set_raw("k", "other", 60'000);
   world.partition(0, {2});
   auto lock = make("redsync-v4", world.client(), 3, {{"retry_count", 1}});
-  Grant grant;
-  int64_t done_ms = -1;
-  world.run(
-      0,
-      [&]() -> Task<void> {
-        grant = co_await lock->acquire("k");
-        done_ms = world.now_ms();
-      }(),
-      at_ms(60'000));
+  const auto [grant, done_at, done_ms] = world.acquire(0, *lock, "k", at_ms(60'000));
   EXPECT_FALSE(grant.acquired);
   EXPECT_EQ(grant.attempts, 2u);
   // Each try waits 400 ms for the silent node, then its release 400 ms more; 50-249 ms between.
@@ -281,9 +273,7 @@ TEST(ProfileRedlockRb, NewValueForEveryTry) {
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 300);
   auto lock = make("redlock-rb", world.client(), 3, {});
-  Grant grant;
-  world.run(
-      0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(2'000));
+  const Grant grant = world.acquire(0, *lock, "k", at_ms(2'000)).grant;
   ASSERT_TRUE(grant.acquired);
   ASSERT_GT(grant.attempts, 1u);
   std::set<std::string> values;  // the value each acquire script carried to node 0
@@ -349,9 +339,7 @@ TEST(ProfileRedisPlusPlusRedLockMutex, StartTimeFixedBeforeTheRetryLoop) {
     world.nodes[n]->set_raw("k", "other", 900);
   auto lock = make("redis-plus-plus-redlockmutex", world.client(), 3,
                    {{"ttl_ms", 1000}, {"retry_count", 100}});
-  Grant grant;
-  world.run(
-      0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(5'000));
+  const Grant grant = world.acquire(0, *lock, "k", at_ms(5'000)).grant;
   EXPECT_FALSE(grant.acquired);
   EXPECT_EQ(grant.failure, "validity");
   EXPECT_EQ(grant.nodes_locked, 3u);  // every node accepted: only the old start time failed it
@@ -382,9 +370,7 @@ TEST(ProfileRedisPlusPlusRedLockMutex, NodeErrorAfterAQuorumStillFails) {
   LockWorld world(3, 3);
   world.partition(0, {2});  // the third node never answers
   auto lock = make("redis-plus-plus-redlockmutex", world.client(), 3, {{"request_timeout_ms", 50}});
-  Grant grant;
-  world.run(
-      0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(1'000));
+  const Grant grant = world.acquire(0, *lock, "k", at_ms(1'000)).grant;
   EXPECT_FALSE(grant.acquired);
   EXPECT_EQ(grant.failure, "error");
   EXPECT_EQ(grant.attempts, 1u);  // no retry: the exception left the loop
@@ -620,15 +606,7 @@ TEST(ProfileRedissonRedLock, FailurePastTheLimitRestartsTheLoopWithTheSameRemain
     world.nodes[n]->execute(make_command("PEXPIRE", "k", "5000"));
   }
   auto lock = make("redisson-redlock", world.client(), 3, {});
-  Grant grant;
-  Instant granted_at;
-  world.run(
-      0,
-      [&]() -> Task<void> {
-        grant = co_await lock->acquire("k");
-        granted_at = world.simulator.now();
-      }(),
-      at_ms(20'000));
+  const auto [grant, granted_at, granted_ms] = world.acquire(0, *lock, "k", at_ms(20'000));
   ASSERT_TRUE(grant.acquired);
   EXPECT_EQ(grant.attempts, 2u);  // two tryLock calls
   EXPECT_EQ(grant.nodes_locked, 3u);
@@ -642,9 +620,7 @@ TEST(ProfileRedissonRedLock, FailureAfterAQuorumStopsTheRound) {
   LockWorld world(3, 5);
   world.nodes[3]->set_raw("k", "other", -1);  // a hash lock of someone else's would refuse too
   auto lock = make("redisson-redlock", world.client(), 5, {});
-  Grant grant;
-  world.run(
-      0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(10'000));
+  const Grant grant = world.acquire(0, *lock, "k", at_ms(10'000)).grant;
   ASSERT_TRUE(grant.acquired);
   EXPECT_EQ(grant.nodes_locked, 3u);
   EXPECT_FALSE(world.nodes[4]->has("k"));  // never asked
@@ -658,15 +634,7 @@ TEST(ProfileRedissonRedLock, BusySubLockWaitsItsShareOfTheWaitTime) {
   world.nodes[0]->execute(make_command("HSET", "k", "someone:1", "1"));
   world.nodes[0]->execute(make_command("PEXPIRE", "k", "30000"));
   auto lock = make("redisson-redlock", world.client(), 3, {});
-  Grant grant;
-  Instant granted_at;
-  world.run(
-      0,
-      [&]() -> Task<void> {
-        grant = co_await lock->acquire("k");
-        granted_at = world.simulator.now();
-      }(),
-      at_ms(10'000));
+  const auto [grant, granted_at, granted_ms] = world.acquire(0, *lock, "k", at_ms(10'000));
   ASSERT_TRUE(grant.acquired);
   EXPECT_EQ(grant.nodes_locked, 2u);
   EXPECT_GE(granted_at, Instant::from_ms(1'500));
@@ -806,9 +774,7 @@ TEST(ProfileRedlockPy, ZeroRetryCountFallsBackToTheDefault) {
   for (std::size_t n : {1, 2})
     world.nodes[n]->set_raw("k", "other", 60'000);
   auto lock = make("redlock-py", world.client(), 3, {{"retry_count", 0}});
-  Grant grant;
-  world.run(
-      0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(5'000));
+  const Grant grant = world.acquire(0, *lock, "k", at_ms(5'000)).grant;
   EXPECT_FALSE(grant.acquired);
   EXPECT_EQ(grant.attempts, 3u);
 }
@@ -854,15 +820,7 @@ TEST(ProfileRedlockPy, IsTheLibrarysOwnLoopWithItsOwnParameters) {
     EXPECT_EQ(check_lock_params("redlock-py", {{absent, int64_t{0}}}),
               std::string(absent) + ": not an override of this lock");
   }
-  Grant grant;
-  int64_t done_ms = -1;
-  world.run(
-      0,
-      [&]() -> Task<void> {
-        grant = co_await lock->acquire("k");
-        done_ms = world.now_ms();
-      }(),
-      at_ms(5'000));
+  const auto [grant, done_at, done_ms] = world.acquire(0, *lock, "k", at_ms(5'000));
   EXPECT_FALSE(grant.acquired);
   EXPECT_EQ(grant.attempts, 3u);
   std::vector<std::string> sent;
@@ -888,9 +846,7 @@ TEST(ProfilePottery, IsTheLibrarysOwnLoopWithItsOwnParameters) {
     EXPECT_EQ(check_lock_params("pottery", {{absent, int64_t{0}}}),
               std::string(absent) + ": not an override of this lock");
   }
-  Grant grant;
-  world.run(
-      0, [&]() -> Task<void> { grant = co_await lock->acquire("k"); }(), at_ms(5'000));
+  const Grant grant = world.acquire(0, *lock, "k", at_ms(5'000)).grant;
   EXPECT_FALSE(grant.acquired);
   EXPECT_EQ(grant.attempts, 3u);
   std::vector<std::string> set_values;

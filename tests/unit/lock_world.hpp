@@ -107,6 +107,26 @@ struct LockWorld {
     simulator.run(until);
   }
 
+  // Runs client i's acquire of `key` until `until`: its grant, and the true time acquire
+  // returned at (ms floor; -1 when it had not returned by then).
+  struct Acquired {
+    Grant grant;
+    Instant at = Instant::max();
+    int64_t at_ms = -1;
+  };
+  Acquired acquire(std::size_t i, LockClient& lock, const std::string& key, Instant until) {
+    Acquired out;
+    run(
+        i,
+        [&]() -> Task<void> {
+          out.grant = co_await lock.acquire(key);
+          out.at = simulator.now();
+          out.at_ms = now_ms();
+        }(),
+        until);
+    return out;
+  }
+
   // Counts nodes holding `key` with `value` now.
   uint32_t nodes_holding(const std::string& key, const std::string& value) {
     uint32_t n = 0;
