@@ -87,8 +87,9 @@ std::unique_ptr<LockClient> watched(Port& port, const ParamValues& p,
 
 // How a lock file registers a lock: its own data (LockText, its options, its own rows and the
 // few lines that read them) in one of the shapes below; the shape builds the table and the
-// constructor the registry keeps (LockEntry). A file states its LockText at its top: the lock's
-// name and what it models come first, before the code that mirrors the library.
+// constructor the registry keeps (LockEntry). A family or a family-shaped profile states its
+// LockText at its top, above the options it describes; a profile written as its library's class
+// gives it in its registration (`LibraryProfile::text`), so its file opens with that class.
 struct LockText {
   std::string_view name;
   std::string_view description;  // one line

@@ -6,13 +6,6 @@
 
 namespace redlock_sim::profiles {
 
-// What this file models (the registration at its end reads it).
-constexpr LockText aioredlock_text{
-    .name = "aioredlock",
-    .description =
-        "asyncio: gather waits for all nodes, SET script re-creates on extend, watchdog every 6 s",
-    .models = "joanvila/aioredlock @ 685d1b5"};
-
 class AioredlockClient : public LibraryClient<AioredlockOptions> {
  public:
   using LibraryClient::LibraryClient;
@@ -20,11 +13,9 @@ class AioredlockClient : public LibraryClient<AioredlockOptions> {
   // Aioredlock.lock(resource): one uuid4 for every try; a final failure runs the cleanup
   // (`unset_lock`, in the background in the library, awaited here) and raises.
   Task<Grant> acquire(std::string resource) override {
-    Grant grant;
     const std::string lock_identifier = make_token(port(), TokenFormat::uuid, 16);
     const SetLock set = co_await set_lock(resource, lock_identifier, false);
-    grant.attempts = set.tries;
-    grant.nodes_locked = set.successful_sets;
+    Grant grant{.attempts = set.tries, .nodes_locked = set.successful_sets};
     if (set.locked) {
       grant_lease(grant, resource, lock_identifier,
                   Deadline{.clock = options_.clock, .at = set.deadline});
@@ -157,11 +148,14 @@ namespace redlock_sim {
 // extension quorum: every call gathers all instances and needs a majority.
 std::vector<LockEntry> aioredlock_locks() {
   return {profiles::library_profile<profiles::AioredlockClient>({
-      .text = profiles::aioredlock_text,
       .more = {auto_extend_param(true), period_param()},
       // The watchdog period follows the lease actually configured (0.6 * lease).
       .watchdog =
           [](const profiles::AioredlockOptions& o) { return profiles::aioredlock_watchdog(o.ttl); },
+      .text = {.name = "aioredlock",
+               .description = "asyncio: gather waits for all nodes, SET script re-creates on "
+                              "extend, watchdog every 6 s",
+               .models = "joanvila/aioredlock @ 685d1b5"},
   })};
 }
 

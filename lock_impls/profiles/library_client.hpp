@@ -52,14 +52,16 @@ class LibraryClient : public LockClient {
 // A profile written as its library's class `Client` (a LibraryClient), on every listed node:
 // the timing rows with its options' defaults, then `more`. The constructor reads the timing
 // values into the options, `adjust` reads `more`'s, and, with `auto_extend` among `more` and
-// set, `watchdog` says what extends the lock.
+// set, `watchdog` says what extends the lock. `text`, what `list` says of the profile, is
+// written here, in the registration at the end of the profile's file, so that the file opens
+// with the library's code (its header names the library and the commit it follows).
 template <typename Client>
 struct LibraryProfile {
   using Options = typename Client::OptionsType;
-  LockText text;
   ParamTable more;
   void (*adjust)(const ParamValues&, Options&) = nullptr;
   WatchdogOptions (*watchdog)(const Options&) = nullptr;
+  LockText text;
 };
 
 template <typename Client>

@@ -5,19 +5,6 @@
 
 namespace redlock_sim::profiles {
 
-// What this file models (the registrations at its end read them).
-constexpr LockText node_redlock_5_0_0_beta_2_text{
-    .name = "node-redlock-5.0.0-beta.2",
-    .description =
-        "npm 5.0.0-beta.2 (its latest tag is 4.2.0): wall clock, validity from before the retries "
-        "and never checked, returns at quorum, no release between tries",
-    .models = "mike-marcacci/node-redlock 5.0.0-beta.2 @ 54de94c"};
-constexpr LockText node_redlock_4_2_0_text{
-    .name = "node-redlock-4.2.0",
-    .description =
-        "waits for all servers, checks expiration > now, a failed extend unlocks every server",
-    .models = "mike-marcacci/node-redlock v4.2.0 @ 870778c"};
-
 class NodeRedlockClient : public LibraryClient<NodeRedlockOptions> {
  public:
   using LibraryClient::LibraryClient;
@@ -27,15 +14,13 @@ class NodeRedlockClient : public LibraryClient<NodeRedlockOptions> {
   // An ExecutionError releases whatever minority took the value (`_execute(releaseScript, ...,
   // {retryCount: 0})`) and rethrows.
   Task<Grant> acquire(std::string resource) override {
-    Grant grant;
     const std::string value = make_token(port(), TokenFormat::hex, 16);  // randomBytes(16) hex
     const Instant start = date_now();
     const Instant expiration = start + options_.ttl - drift_for(options_.ttl, options_.drift);
     std::vector<std::string> args{value, std::to_string(options_.ttl.ms_floor())};
     const Execution execution = co_await execute(Operation::acquire, resource, std::move(args),
                                                  options_.retry_count, expiration);
-    grant.attempts = execution.attempts;
-    grant.nodes_locked = execution.votes_for;
+    Grant grant{.attempts = execution.attempts, .nodes_locked = execution.votes_for};
     if (execution.quorum) {
       // new Lock(this, resources, value, attempts, start + duration - drift)
       grant_lease(grant, resource, value, Deadline{.clock = options_.clock, .at = expiration});
@@ -200,13 +185,20 @@ namespace redlock_sim {
 std::vector<LockEntry> node_redlock_locks() {
   return {
       profiles::library_profile<profiles::NodeRedlockClient>({
-          .text = profiles::node_redlock_5_0_0_beta_2_text,
           .more = {auto_extend_param(false)},
           .watchdog =
               [](const profiles::NodeRedlockOptions&) { return profiles::node_redlock_using(); },
+          .text = {.name = "node-redlock-5.0.0-beta.2",
+                   .description = "npm 5.0.0-beta.2 (its latest tag is 4.2.0): wall clock, "
+                                  "validity from before the retries and never checked, returns "
+                                  "at quorum, no release between tries",
+                   .models = "mike-marcacci/node-redlock 5.0.0-beta.2 @ 54de94c"},
       }),
       redlock_profile({
-          .text = profiles::node_redlock_4_2_0_text,
+          .text = {.name = "node-redlock-4.2.0",
+                   .description = "waits for all servers, checks expiration > now, a failed "
+                                  "extend unlocks every server",
+                   .models = "mike-marcacci/node-redlock v4.2.0 @ 870778c"},
           .options =
               [](uint32_t node_count) {
                 return profiles::node_redlock_4_2_0(node_count, Duration::from_ms(10'000));

@@ -6,14 +6,6 @@
 
 namespace redlock_sim::profiles {
 
-// What this file models (the registration at its end reads it).
-constexpr LockText pottery_text{
-    .name = "pottery",
-    .description =
-        "parallel with bail-out at quorum, new uuid per attempt, infinite retries, at most 3 "
-        "extensions without validity",
-    .models = "brainix/pottery @ e2f40424"};
-
 class PotteryClient : public LibraryClient<PotteryOptions> {
  public:
   using LibraryClient::LibraryClient;
@@ -21,10 +13,10 @@ class PotteryClient : public LibraryClient<PotteryOptions> {
   // Redlock.acquire(blocking=True, timeout=-1): `while ...: if acquire_masters(): return True`,
   // then `time.sleep(random.uniform(0, self._RETRY_DELAY))`; each try is __acquire_masters.
   Task<Grant> acquire(std::string resource) override {
-    Grant grant;
     const std::string px = std::to_string(options_.ttl.ms_floor());  // int(auto_release_time*1000)
     const Duration drift = drift_for(options_.ttl, options_.drift);  // self.__drift()
     const uint32_t tries = tries_for(options_.retry_count, options_.attempts_cap);
+    Grant grant;
     for (uint32_t attempt = 1; attempt <= tries; ++attempt) {
       grant.attempts = attempt;
       // __acquire_masters: self._uuid = str(uuid.uuid4()); self._extension_num = 0
@@ -146,13 +138,16 @@ namespace redlock_sim {
 std::vector<LockEntry> pottery_locks() {
   using profiles::PotteryOptions;
   return {profiles::library_profile<profiles::PotteryClient>({
-      .text = profiles::pottery_text,
       .more = {integer_param("num_extensions", "extensions", PotteryOptions{}.num_extensions, 0,
                              1'000'000, "Redlock(num_extensions=...): successful extends allowed")},
       .adjust =
           [](const ParamValues& p, PotteryOptions& o) {
             o.num_extensions = static_cast<int32_t>(p.integer("num_extensions"));
           },
+      .text = {.name = "pottery",
+               .description = "parallel with bail-out at quorum, new uuid per attempt, infinite "
+                              "retries, at most 3 extensions without validity",
+               .models = "brainix/pottery @ e2f40424"},
   })};
 }
 

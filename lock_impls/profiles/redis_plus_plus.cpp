@@ -11,13 +11,13 @@ class RedLockMutexClient : public LibraryClient<RedLockMutexOptions> {
 
   // RedLockMutexVessel::lock.
   Task<Grant> acquire(std::string resource) override {
-    Grant grant;
     const std::string random_string = make_token(port(), TokenFormat::alphanumeric, 20);
     const Instant start_time = now();  // LockInfo::startTime, once, before the retry loop
     const std::string ttl_ms = std::to_string(options_.ttl.ms_floor());
     const Duration drift = drift_for(options_.ttl, options_.drift);  // int(ttl * 0.01) + 2 ms
     const uint32_t retry_count = tries_for(options_.retry_count, options_.attempts_cap);
     const Command set_nx_px = make_command("SET", resource, random_string, "NX", "PX", ttl_ms);
+    Grant grant;
     for (uint32_t i = 0; i < retry_count; ++i) {
       grant.attempts = i + 1;
       uint32_t num_locked = 0;

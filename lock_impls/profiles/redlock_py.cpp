@@ -5,27 +5,19 @@
 
 namespace redlock_sim::profiles {
 
-// What this file models (the registration at its end reads it).
-constexpr LockText redlock_py_text{
-    .name = "redlock-py",
-    .description =
-        "sequential, wall clock in whole ms, 3 tries fixed 200 ms, quorum with errors raises "
-        "without releasing",
-    .models = "SPSCommerce/redlock-py @ 42ef491"};
-
 class RedlockPyClient : public LibraryClient<RedlockPyOptions> {
  public:
   using LibraryClient::LibraryClient;
 
   // Redlock.lock(resource, ttl).
   Task<Grant> acquire(std::string resource) override {
-    Grant grant;
     const std::string val = make_token(port(), TokenFormat::alphanumeric, 22);  // get_unique_id()
     // "Add 2 milliseconds to the drift": drift = int(ttl * self.clock_drift_factor) + 2
     const Duration drift = drift_for(options_.ttl, options_.drift);
     const std::string ttl_ms = std::to_string(options_.ttl.ms_floor());
     const Command set_nx_px = make_command("SET", resource, val, "NX", "PX", ttl_ms);
     const uint32_t retry_count = tries_for(options_.retry_count, options_.attempts_cap);
+    Grant grant;
     for (uint32_t retry = 0; retry < retry_count; ++retry) {  // while retry < self.retry_count
       grant.attempts = retry + 1;
       uint32_t n = 0;
@@ -102,12 +94,15 @@ namespace redlock_sim {
 std::vector<LockEntry> redlock_py_locks() {
   using profiles::RedlockPyOptions;
   return {profiles::library_profile<profiles::RedlockPyClient>({
-      .text = profiles::redlock_py_text,
       // `retry_count or self.default_retry_count`: a configured 0 falls back (issue #24).
       .adjust =
           [](const ParamValues&, RedlockPyOptions& o) {
             if (o.retry_count == 0) o.retry_count = RedlockPyOptions{}.retry_count;
           },
+      .text = {.name = "redlock-py",
+               .description = "sequential, wall clock in whole ms, 3 tries fixed 200 ms, quorum "
+                              "with errors raises without releasing",
+               .models = "SPSCommerce/redlock-py @ 42ef491"},
   })};
 }
 
