@@ -91,45 +91,6 @@ Process::Process(Simulator& simulator, ProcessId id, std::string name)
                                    .monotonic_at_start = Instant::zero(),
                                    .rate = Rate::one()}) {}
 
-Instant Process::wall_now() const {
-  return clock_.wall_at(simulator_.now());
-}
-Instant Process::monotonic_now() const {
-  return clock_.monotonic_at(simulator_.now());
-}
-
-TimerId Process::start_timer(ClockKind kind, Instant local_deadline, uint64_t tag) {
-  SIM_ASSERT(status_ != ProcessStatus::crashed);
-  uint32_t slot;
-  if (!free_timer_slots_.empty()) {
-    slot = free_timer_slots_.back();
-    free_timer_slots_.pop_back();
-  } else {
-    slot = static_cast<uint32_t>(timers_.size());
-    timers_.emplace_back();
-  }
-  TimerSlot& timer = timers_[slot];
-  timer.local_deadline = local_deadline;
-  timer.tag = tag;
-  timer.clock = kind;
-  timer.active = true;
-  ++active_timers_;
-  schedule_timer_event(slot);
-  return (static_cast<uint64_t>(slot) << 32) | timer.generation;
-}
-
-void Process::schedule_timer_event(uint32_t slot) {
-  const TimerSlot& timer = timers_[slot];
-  const Instant at =
-      clock_.first_true_time_reaching(timer.clock, timer.local_deadline, simulator_.now());
-  simulator_.push(Event{.time = at,
-                        .payload = (static_cast<uint64_t>(slot) << 32) | timer.generation,
-                        .process = id_,
-                        .incarnation = incarnation_,
-                        .kind = EventKind::timer,
-                        .aim = timer.aim});
-}
-
 void Process::cancel_timer(TimerId timer_id) {
   const auto slot = static_cast<uint32_t>(timer_id >> 32);
   const auto generation = static_cast<uint32_t>(timer_id);
@@ -139,7 +100,7 @@ void Process::cancel_timer(TimerId timer_id) {
   timer.active = false;
   ++timer.generation;  // the queued event no longer matches
   --active_timers_;
-  free_timer_slots_.push_back(slot);
+  free_timer_slot(slot);
 }
 
 void Process::reaim_timers() {
@@ -154,11 +115,11 @@ void Process::reaim_timers() {
 }
 
 void Process::clear_timers() {
-  free_timer_slots_.clear();
+  free_timer_head_ = no_timer_slot;
   for (uint32_t slot = 0; slot < timers_.size(); ++slot) {
     timers_[slot].active = false;
     ++timers_[slot].generation;
-    free_timer_slots_.push_back(slot);
+    free_timer_slot(slot);
   }
   active_timers_ = 0;
 }
@@ -199,20 +160,7 @@ Simulator::~Simulator() {
     processes_.pop_back();
 }
 
-// The queue is a 4-ary min-heap on (time, sequence): half the depth of a binary heap, and the
-// four children of a node share a cache line or two. Holes move instead of swapping events.
-// The event being dispatched stays at the root until the dispatch pushes its first event, which
-// then takes the root's place and sinks (one sift-down instead of a sift-down and a sift-up: a
-// timer event nearly always schedules the next one); a dispatch that pushes nothing removes it
-// afterwards. Which events are queued, and so the order they run in, is the same either way.
-void Simulator::push(Event event) {
-  SIM_ASSERT_LE(now_.ns(), event.time.ns());
-  event.sequence = sequence_++;
-  if (top_taken_) {
-    top_taken_ = false;
-    sift_down_from_root(event);
-    return;
-  }
+void Simulator::push_slow(const Event& event) {
   std::size_t hole = queue_.size();
   queue_.push_back(event);
   while (hole > 0) {
@@ -467,6 +415,8 @@ void Simulator::slew_clock(ProcessId id, Duration amount, int64_t rate_ppm) {
 
 RunResult Simulator::run(Instant until) {
   const Instant time_limit = Instant::zero() + limits_.duration_max;
+  // One compare per event: past it, `until` (checked first) or the duration limit stops the run.
+  const Instant time_bound = std::min(until, time_limit);
   RunResult result;
   const uint64_t events_at_start = events_;
   if (top_taken_) remove_taken_top();  // an exception left a dispatch unfinished
@@ -484,28 +434,38 @@ RunResult Simulator::run(Instant until) {
       break;
     }
     const Event& next = queue_.front();
-    if (next.time > until) {
-      now_ = std::max(now_, until);
-      result.stop = RunStop::reached_until;
+    if (next.time > time_bound) {
+      if (next.time > until) {
+        now_ = std::max(now_, until);
+        result.stop = RunStop::reached_until;
+      } else {
+        result.stop = RunStop::duration_limit;
+      }
       break;
     }
-    if (next.time > time_limit) {
-      result.stop = RunStop::duration_limit;
-      break;
-    }
-    if (events_ >= limits_.events_max) {
-      result.stop = RunStop::event_limit;
-      break;
-    }
-    if (events_ % memory_check_events == 0 && memory_bytes() > limits_.memory_bytes_max) {
-      result.stop = RunStop::memory_limit;
-      break;
+    // The event limit and the memory count, at the event counts where either can stop the run
+    // (every memory_check_events events, and events_max), not at every event.
+    if (events_ >= next_limit_check_) {
+      if (events_ >= limits_.events_max) {
+        result.stop = RunStop::event_limit;
+        break;
+      }
+      if (events_ % memory_check_events == 0 && memory_bytes() > limits_.memory_bytes_max) {
+        result.stop = RunStop::memory_limit;
+        break;
+      }
+      next_limit_check_ =
+          std::min(limits_.events_max, (events_ / memory_check_events + 1) * memory_check_events);
     }
     const Event event = queue_.front();  // a copy: the dispatch may overwrite the root
     top_taken_ = true;
     now_ = event.time;
     ++events_;
-    dispatch(event);
+    if (event.kind == EventKind::timer) {
+      dispatch_timer(event);
+    } else {
+      dispatch(event);
+    }
     if (top_taken_) remove_taken_top();
   }
   result.end_time = now_;
@@ -526,19 +486,19 @@ void Simulator::dispatch(const Event& event) {
     case EventKind::deliver:
       deliver(event);
       return;
-    case EventKind::timer: {
-      Process& p = *processes_[event.process];
-      if (p.incarnation_ != event.incarnation || p.status_ == ProcessStatus::crashed) return;
-      dispatch_timer(p, event);
+    case EventKind::timer:
+      dispatch_timer(event);
       return;
-    }
   }
 }
 
-void Simulator::dispatch_timer(Process& p, const Event& event) {
+void Simulator::dispatch_timer(const Event& event) {
+  Process& p = *processes_[event.process];
+  // A crash raises the incarnation and a crashed process starts no timer, so an event of the
+  // current incarnation belongs to a live process; and timer slots are never removed.
+  if (p.incarnation_ != event.incarnation) return;
   const auto slot = static_cast<uint32_t>(event.payload >> 32);
   const auto generation = static_cast<uint32_t>(event.payload);
-  if (slot >= p.timers_.size()) return;
   Process::TimerSlot& timer = p.timers_[slot];
   if (!timer.active || timer.generation != generation || timer.aim != event.aim) {
     return;  // cancelled, or superseded by a re-aim
@@ -553,7 +513,7 @@ void Simulator::dispatch_timer(Process& p, const Event& event) {
   timer.active = false;
   ++timer.generation;
   --p.active_timers_;
-  p.free_timer_slots_.push_back(slot);
+  p.free_timer_slot(slot);
   trace_.record(now_, TraceKind::timer_fired, p.id_, p.id_, slot, generation);
   p.on_timer(tag);
 }

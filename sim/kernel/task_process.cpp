@@ -65,7 +65,8 @@ void TaskProcess::random_bytes(std::span<uint8_t> out) {
 void TaskProcess::start_sleep(Duration duration, std::coroutine_handle<> waiter) {
   const auto tag = reinterpret_cast<uint64_t>(waiter.address());
   SIM_ASSERT((tag & timeout_tag_bit) == 0);
-  start_timer(ClockKind::monotonic, monotonic_now() + duration, tag);
+  // The kernel's clock read, not the port's virtual one: the same value, no indirect call.
+  start_timer(ClockKind::monotonic, Process::monotonic_now() + duration, tag);
 }
 
 void TaskProcess::start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOptions& options,
@@ -101,8 +102,9 @@ void TaskProcess::start_fan_out(std::vector<NodeRequest>&& requests, const FanOu
       slot = static_cast<uint32_t>(requests_.size());
       requests_.emplace_back();
     }
-    const TimerId timer = start_timer(ClockKind::monotonic, monotonic_now() + request.timeout,
-                                      (static_cast<uint64_t>(slot) << 1) | timeout_tag_bit);
+    const TimerId timer =
+        start_timer(ClockKind::monotonic, Process::monotonic_now() + request.timeout,
+                    (static_cast<uint64_t>(slot) << 1) | timeout_tag_bit);
     PendingRequest& pending = requests_[slot];
     pending.group = group_slot;
     pending.index = index;

@@ -305,6 +305,40 @@ TEST(Kernel, EventLimitIsAReportedOutcome) {
   EXPECT_EQ(result.events, 10u);
 }
 
+// run() looks at the event limit and the memory count only at the event counts where either can
+// stop it (each multiple of memory_check_events, and events_max): a run cut into many run() calls
+// stops at the same count as one checked at every event would.
+TEST(Kernel, EventAndMemoryLimitsStopAtTheirCountsAcrossRuns) {
+  const auto run_in_steps = [](Simulator& simulator) {
+    RunResult result;
+    for (int64_t ms = 7;; ms += 7) {
+      result = simulator.run(Instant::from_ms(ms));
+      if (result.stop != RunStop::reached_until) return result;
+    }
+  };
+  const auto forever = [](TaskProcess& client) -> Task<void> {
+    while (true)
+      co_await client.sleep(Duration::from_ms(1));
+  };
+  {
+    Simulator simulator(1, SimulatorLimits{.events_max = 2500});
+    auto& client = simulator.add_process<TaskProcess>("client");
+    client.spawn(forever(client));
+    EXPECT_EQ(run_in_steps(simulator).stop, RunStop::event_limit);
+    EXPECT_EQ(simulator.events_dispatched(), 2500u);
+  }
+  {
+    Simulator simulator(1, SimulatorLimits{.memory_bytes_max = 1'000'000});
+    simulator.set_memory_meter([&simulator]() -> std::size_t {
+      return simulator.events_dispatched() >= 1500 ? 2'000'000 : 0;
+    });
+    auto& client = simulator.add_process<TaskProcess>("client");
+    client.spawn(forever(client));
+    EXPECT_EQ(run_in_steps(simulator).stop, RunStop::memory_limit);
+    EXPECT_EQ(simulator.events_dispatched(), 2 * Simulator::memory_check_events);  // 2048
+  }
+}
+
 // A process whose timers call back into the test (a timer may start timers while it fires).
 class TimerProbe : public Process {
  public:
