@@ -264,7 +264,9 @@ class Simulator {
   Instant now_ = Instant::zero();
   uint64_t sequence_ = 0;
   uint64_t events_ = 0;
-  uint64_t next_limit_check_ = 0;  // run() checks the event and memory limits at this count
+  // run() checks the event and memory limits at this count. Right because limits_ is fixed at
+  // construction and events_ only grows: a way to change either must reset this to events_.
+  uint64_t next_limit_check_ = 0;
   uint64_t message_ids_ = 0;
   bool stop_requested_ = false;
   bool in_flight_limit_hit_ = false;
