@@ -243,11 +243,13 @@ int redis_call_body(lua_State* lua, bool raise) {
   // What the script hands to write commands (into the keyspace) counts against its Lua memory
   // budget too: a 50 MB string SET under 100 keys would be 5 GB outside the Lua state. Raised
   // before any C++ object is alive here (a Lua error unwinds with longjmp).
-  if (lua_type(lua, 1) == LUA_TSTRING) {
+  // The command's table entry, looked up once for this check and the call.
+  const RedisEngine::CommandSpec* spec = nullptr;
+  const bool named = lua_type(lua, 1) == LUA_TSTRING;
+  if (named) {
     std::size_t length = 0;
     const char* name = lua_tolstring(lua, 1, &length);
-    const RedisEngine::CommandSpec* spec =
-        RedisEngine::find_command(std::string_view(name, length));
+    spec = RedisEngine::find_command(std::string_view(name, length));
     if (spec != nullptr && (spec->flags & command_write) != 0) {
       for (int j = 2; j <= argc; ++j) {
         runner.argument_bytes += lua_type(lua, j) == LUA_TSTRING ? lua_objlen(lua, j) : 32;
@@ -275,7 +277,8 @@ int redis_call_body(lua_State* lua, bool raise) {
     }
   }
   std::string refusal;
-  const Reply reply = runner.call_from_script(argv, refusal);
+  if (!named) spec = RedisEngine::find_command(argv[0]);
+  const Reply reply = runner.call_from_script(argv, spec, refusal);
   if (!refusal.empty()) return raise_or_return(lua, runner, error_table_text(refusal), raise);
   if (raise && reply.is_error()) {
     return raise_or_return(lua, runner, error_table_text("-" + reply.text), true);
@@ -1129,22 +1132,30 @@ Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
     return Reply::error("ERR Number of keys can't be greater than number of args");
   }
   if (key_count < 0) return Reply::error("ERR Number of keys can't be negative");
-  std::string sha;
+  // The digest is referred to where it is (the request, or the body -> SHA cache, which no
+  // script can change while it runs): a copy of it cost an allocation a call.
+  std::string lowered;  // an EVALSHA digest sent with capitals, in lower case
+  const std::string* sha = &call.argv[1];
   if (by_sha) {
-    sha = to_lower(call.argv[1]);
+    const bool lower =
+        std::none_of(sha->begin(), sha->end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+    if (!lower) {
+      lowered = to_lower(*sha);
+      sha = &lowered;
+    }
   } else {
     auto known = sha_of_body_.find(call.argv[1]);
     if (known == sha_of_body_.end()) {
       known = sha_of_body_.emplace(call.argv[1], sha1_hex(call.argv[1])).first;
     }
-    sha = known->second;
+    sha = &known->second;
   }
-  if (functions_.count(sha) == 0) {
+  if (functions_.count(*sha) == 0) {
     if (by_sha) return Reply::error("NOSCRIPT No matching script. Please use EVAL.");
     std::string error;
-    if (!create_function(sha, call.argv[1], error)) return Reply::error(error);
+    if (!create_function(*sha, call.argv[1], error)) return Reply::error(error);
   }
-  return run(call, sha, key_count);
+  return run(call, *sha, key_count);
 }
 
 namespace {
@@ -1249,8 +1260,8 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
   return reply;
 }
 
-Reply ScriptRunner::call_from_script(const Command& argv, std::string& refusal) {
-  const RedisEngine::CommandSpec* spec = RedisEngine::find_command(argv[0]);
+Reply ScriptRunner::call_from_script(const Command& argv, const RedisEngine::CommandSpec* spec,
+                                     std::string& refusal) {
   if (spec == nullptr) {
     refusal = "Unknown Redis command called from script";
     return {};

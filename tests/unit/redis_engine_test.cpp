@@ -3,6 +3,7 @@
 // `.clock-step`.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdio>
 #include <string>
 
@@ -204,6 +205,11 @@ TEST(RedisEngine, ScriptCacheBySha1) {
   const std::string sha = sha1_hex("return 42");
   EXPECT_EQ(h.run(base_ms, make_command("SCRIPT", "LOAD", "return 42")), Reply::bulk(sha));
   EXPECT_TRUE(h.run(base_ms, make_command("EVALSHA", sha, "0")).is_integer(42));
+  // A digest in capitals names the same script, as in Redis (the engine lowers it).
+  std::string upper = sha;
+  for (char& c : upper)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  EXPECT_TRUE(h.run(base_ms, make_command("EVALSHA", upper, "0")).is_integer(42));
   h.run(base_ms, make_command("SCRIPT", "FLUSH"));
   EXPECT_EQ(h.run(base_ms, make_command("EVALSHA", sha, "0")).text,
             "NOSCRIPT No matching script. Please use EVAL.");
