@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "sim/kernel/simulator.hpp"
 #include "sim/redis/cli_text.hpp"
@@ -195,6 +196,24 @@ TEST(RedisEngine, RestoreSkipsExpiredKeysOnlyWhenAsked) {
   replica.restore(snapshot, Instant::from_ms(base_ms + 20), false);
   EXPECT_EQ(replica.key_count(), 3u);
   EXPECT_EQ(replica.keys_with_expiry(), 2u);
+}
+
+// Command names are found in any case, and only when every byte matches: the lookup folds case
+// with a bit (OR 0x20), which must not make a non-letter byte match a letter.
+TEST(RedisEngine, FindCommandFoldsCaseOfLettersOnly) {
+  const RedisEngine::CommandSpec* evalsha = RedisEngine::find_command("evalsha");
+  ASSERT_NE(evalsha, nullptr);
+  EXPECT_EQ(RedisEngine::find_command("EVALSHA"), evalsha);
+  EXPECT_EQ(RedisEngine::find_command("EvalSha"), evalsha);
+  ASSERT_NE(RedisEngine::find_command("pexpiretime"), nullptr);
+  EXPECT_EQ(RedisEngine::find_command("PEXPIRETIME"), RedisEngine::find_command("pexpiretime"));
+  EXPECT_STREQ(RedisEngine::find_command("GET")->name, "get");
+  // '@' | 0x20 is '`', '[' | 0x20 is '{', 0xC7 | 0x20 is 0xE7: none becomes a letter.
+  for (const std::string& name : std::vector<std::string>{
+           "evalsh@", "evalsh[", "g\xc7t", "ge", "gett", "get ", std::string("get\0", 4),
+           std::string("\0et", 3), "", "@et", "0et", "pexpiretimes", "xpexpiretime"}) {
+    EXPECT_EQ(RedisEngine::find_command(name), nullptr) << name;
+  }
 }
 
 // Proves the SHA-1 and the script cache: EVALSHA after EVAL, NOSCRIPT after SCRIPT FLUSH.
