@@ -259,18 +259,20 @@ int redis_call_body(lua_State* lua, bool raise) {
       }
     }
   }
-  Command argv;
-  argv.reserve(static_cast<std::size_t>(argc));
+  // The runner's buffer, reused from call to call: a vector and its strings allocated and freed
+  // per redis.call were waste (no call nests in another: EVAL is not callable from a script).
+  Command& argv = runner.call_argv;
+  argv.resize(static_cast<std::size_t>(argc));
   for (int j = 1; j <= argc; ++j) {
     if (lua_type(lua, j) == LUA_TNUMBER) {
       // Redis formats numbers with %.17g, not Lua's %.14g.
       char buffer[64];
       const int length = std::snprintf(buffer, sizeof buffer, "%.17g", lua_tonumber(lua, j));
-      argv.emplace_back(buffer, static_cast<std::size_t>(length));
+      argv[static_cast<std::size_t>(j - 1)].assign(buffer, static_cast<std::size_t>(length));
     } else if (lua_type(lua, j) == LUA_TSTRING) {
       std::size_t length = 0;
       const char* data = lua_tolstring(lua, j, &length);
-      argv.emplace_back(data, length);
+      argv[static_cast<std::size_t>(j - 1)].assign(data, length);
     } else {
       return raise_or_return(
           lua, runner, "ERR Lua redis lib command arguments must be strings or integers", raise);
@@ -279,6 +281,9 @@ int redis_call_body(lua_State* lua, bool raise) {
   std::string refusal;
   if (!named) spec = RedisEngine::find_command(argv[0]);
   const Reply reply = runner.call_from_script(argv, spec, refusal);
+  for (std::string& word : argv) {
+    if (word.capacity() > 4096) std::string().swap(word);  // keep no big value alive
+  }
   if (!refusal.empty()) return raise_or_return(lua, runner, error_table_text(refusal), raise);
   if (raise && reply.is_error()) {
     return raise_or_return(lua, runner, error_table_text("-" + reply.text), true);
@@ -1160,9 +1165,9 @@ Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
 
 namespace {
 
-void set_array_global(lua_State* lua, const char* name, const Command& argv, std::size_t from,
+void set_array_global(lua_State* lua, std::string_view name, const Command& argv, std::size_t from,
                       std::size_t count) {
-  lua_pushstring(lua, name);
+  lua_pushlstring(lua, name.data(), name.size());
   lua_createtable(lua, static_cast<int>(count), 0);
   for (std::size_t i = 0; i < count; ++i) {
     const std::string& item = argv[from + i];

@@ -216,6 +216,23 @@ TEST(RedisEngine, FindCommandFoldsCaseOfLettersOnly) {
   }
 }
 
+// redis.call's arguments pass through a buffer the runner keeps: a call with fewer arguments, or
+// shorter ones, after a longer call sees only its own (a big value is not kept either).
+TEST(RedisEngine, ScriptCallsSeeOnlyTheirOwnArguments) {
+  Harness h;
+  const Reply reply = h.run(
+      base_ms, make_command("EVAL",
+                            "redis.call('set', 'big', string.rep('x', 10000), 'PX', '100000')\n"
+                            "redis.call('set', 'small', 'y')\n"
+                            "return {redis.call('get', 'small'), #redis.call('get', 'big'),"
+                            " redis.call('pttl', 'small')}",
+                            "0"));
+  ASSERT_EQ(reply.type, ReplyType::array) << reply.text;
+  EXPECT_EQ(reply.elements[0], Reply::bulk("y"));
+  EXPECT_EQ(reply.elements[1], Reply::integer_reply(10000));
+  EXPECT_EQ(reply.elements[2], Reply::integer_reply(-1));  // the second SET had no PX
+}
+
 // Proves the SHA-1 and the script cache: EVALSHA after EVAL, NOSCRIPT after SCRIPT FLUSH.
 TEST(RedisEngine, ScriptCacheBySha1) {
   EXPECT_EQ(sha1_hex(""), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
