@@ -259,20 +259,20 @@ int redis_call_body(lua_State* lua, bool raise) {
       }
     }
   }
-  // The runner's buffer, reused from call to call: a vector and its strings allocated and freed
-  // per redis.call were waste (no call nests in another: EVAL is not callable from a script).
+  // The runner's vector, reused from call to call: one allocated and freed per redis.call was
+  // waste (no call nests in another: EVAL is not callable from a script).
   Command& argv = runner.call_argv;
-  argv.resize(static_cast<std::size_t>(argc));
+  argv.clear();
   for (int j = 1; j <= argc; ++j) {
     if (lua_type(lua, j) == LUA_TNUMBER) {
       // Redis formats numbers with %.17g, not Lua's %.14g.
       char buffer[64];
       const int length = std::snprintf(buffer, sizeof buffer, "%.17g", lua_tonumber(lua, j));
-      argv[static_cast<std::size_t>(j - 1)].assign(buffer, static_cast<std::size_t>(length));
+      argv.emplace_back(buffer, static_cast<std::size_t>(length));
     } else if (lua_type(lua, j) == LUA_TSTRING) {
       std::size_t length = 0;
       const char* data = lua_tolstring(lua, j, &length);
-      argv[static_cast<std::size_t>(j - 1)].assign(data, length);
+      argv.emplace_back(data, length);
     } else {
       return raise_or_return(
           lua, runner, "ERR Lua redis lib command arguments must be strings or integers", raise);
@@ -281,9 +281,10 @@ int redis_call_body(lua_State* lua, bool raise) {
   std::string refusal;
   if (!named) spec = RedisEngine::find_command(argv[0]);
   const Reply reply = runner.call_from_script(argv, spec, refusal);
-  for (std::string& word : argv) {
-    if (word.capacity() > 4096) std::string().swap(word);  // keep no big value alive
-  }
+  // Keeps the vector's room (unless a call had many arguments) and frees the strings: no big
+  // value stays alive.
+  argv.clear();
+  if (argv.capacity() > 64) Command().swap(argv);
   if (!refusal.empty()) return raise_or_return(lua, runner, error_table_text(refusal), raise);
   if (raise && reply.is_error()) {
     return raise_or_return(lua, runner, error_table_text("-" + reply.text), true);
