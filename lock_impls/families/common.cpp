@@ -174,6 +174,7 @@ Task<std::vector<Outcome>> run_script(Port& port, std::vector<NodeId> nodes, con
                                       std::vector<std::string> keys, std::vector<std::string> args,
                                       Duration timeout, FanOutOptions options, bool by_sha) {
   std::vector<NodeRequest> requests;
+  requests.reserve(nodes.size());
   for (NodeId node : nodes) {
     requests.push_back(
         {.node = node, .command = eval_command(script, by_sha, keys, args), .timeout = timeout});
@@ -235,6 +236,7 @@ Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call&
                                     timeout, fan, by_sha);
     }
     std::vector<NodeRequest> requests;
+    requests.reserve(node_count);
     for (NodeId n = 0; n < node_count; ++n) {
       requests.push_back({.node = n, .command = call.plain, .timeout = timeout});
     }
@@ -250,6 +252,7 @@ Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call&
 
 std::vector<NodeId> all_nodes(uint32_t node_count) {
   std::vector<NodeId> nodes;
+  nodes.reserve(node_count);
   for (NodeId n = 0; n < node_count; ++n)
     nodes.push_back(n);
   return nodes;

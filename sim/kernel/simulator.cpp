@@ -541,8 +541,9 @@ void Simulator::deliver(const Event& event) {
     p.deferred_.push_back(event);
     return;
   }
-  const uint64_t content =
-      message.is_reply ? hash_reply(message.reply) : hash_command(message.command);
+  const uint64_t content = !hash_contents_    ? 0
+                           : message.is_reply ? hash_reply(message.reply)
+                                              : hash_command(message.command);
   trace_.record(now_, TraceKind::message_delivered, message.to, message.from, message.id, content);
   if (message_log_max_ > 0) log_outcome(message.id, std::nullopt);
   Message delivered = std::move(message);

@@ -236,6 +236,9 @@ class Simulator {
   uint64_t events_dispatched() const { return events_; }
   // Keeps a log of every message (for reports); off by default, it costs a string per message.
   void enable_message_log(std::size_t entries_max) { message_log_max_ = entries_max; }
+  // Off, a delivered message's bytes stay out of the trace digest (its time, ends and id stay
+  // in): for runs whose digest nobody reads (exploration), hashing every argv and reply is waste.
+  void hash_message_contents(bool on) { hash_contents_ = on; }
   const std::vector<MessageLogEntry>& message_log() const { return message_log_; }
   std::size_t messages_in_flight() const { return in_flight_; }
 
@@ -285,6 +288,7 @@ class Simulator {
   Network network_;
   Trace trace_;
   std::size_t message_log_max_ = 0;
+  bool hash_contents_ = true;
   std::vector<MessageLogEntry> message_log_;
   void log_message(const Message& message, const Network::Route& route,
                    std::optional<DropReason> dropped);

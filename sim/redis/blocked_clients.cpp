@@ -112,9 +112,10 @@ void RedisNode::unblock(const Connection& connection, std::optional<Reply> reply
 }
 
 void RedisNode::serve_ready_keys() {
+  std::vector<std::string> keys = engine_.take_ready_keys();
+  if (keys.empty()) return;  // nearly always (this runs after every command): no clock read
   const ExecutionContext context{.wall_now = wall_now(), .from_master = false};
-  for (std::vector<std::string> keys = engine_.take_ready_keys(); !keys.empty();
-       keys = engine_.take_ready_keys()) {
+  for (; !keys.empty(); keys = engine_.take_ready_keys()) {
     for (const std::string& key : keys) {
       for (;;) {
         const auto waiting = blocked_on_key_.find(key);

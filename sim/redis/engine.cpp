@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <iterator>
 
 #include "sim/redis/scripting.hpp"
@@ -74,18 +76,6 @@ const E::CommandSpec command_table[] = {
     {"wait", 3, command_noscript, &E::cmd_wait},
 };
 
-// Compares a table name (lowercase) with a command name in any case.
-int compare_name(const char* table_name, std::string_view name) {
-  std::size_t i = 0;
-  for (; table_name[i] != '\0' && i < name.size(); ++i) {
-    char c = name[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (table_name[i] != c) return table_name[i] < c ? -1 : 1;
-  }
-  if (table_name[i] == '\0') return i == name.size() ? 0 : -1;
-  return 1;
-}
-
 std::string unknown_command_error(const Command& argv) {
   std::string args;
   for (std::size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
@@ -105,7 +95,11 @@ namespace {
 
 // The command table bucketed by name length and first letter, so that a lookup compares at most
 // a few names: find_command runs for every command and every redis.call, and its binary search
-// with case folding cost about 340 instructions a lookup (3.7% of an exploration).
+// with case folding cost about 340 instructions a lookup (3.7% of an exploration). A name is
+// compared as two 8-byte words of its bytes each OR 0x20, which lowers A-Z and turns no other
+// byte into a lowercase letter: for the table's names (lowercase letters only) the words are
+// equal exactly when the names are, in any case (a character-by-character comparison cost about
+// 100 instructions a lookup).
 class CommandIndex {
  public:
   static constexpr std::size_t length_max = 15;
@@ -113,33 +107,51 @@ class CommandIndex {
   CommandIndex() {
     for (std::size_t i = 0; i < std::size(command_table); ++i) {
       const std::string_view name = command_table[i].name;
-      if (name.size() > length_max || name[0] < 'a' || name[0] > 'z') std::abort();
+      if (name.size() > length_max) std::abort();
+      for (const char c : name) {
+        if (c < 'a' || c > 'z') std::abort();  // the folded comparison needs letters only
+      }
       auto& bucket = buckets_[bucket_of(name.size(), name[0])];
       std::size_t free = 0;
       while (free < bucket_size && bucket[free] != 0)
         ++free;
       if (free == bucket_size) std::abort();  // widen bucket_size
       bucket[free] = static_cast<uint8_t>(i + 1);
+      keys_[i] = key_of(name);
     }
   }
   const E::CommandSpec* find(std::string_view name) const {
     if (name.empty() || name.size() > length_max) return nullptr;
-    char first = name[0];
-    if (first >= 'A' && first <= 'Z') first = static_cast<char>(first - 'A' + 'a');
+    const Key key = key_of(name);
+    const auto first = static_cast<char>(key.words[0] & 0xff);
     if (first < 'a' || first > 'z') return nullptr;
     for (const uint8_t entry : buckets_[bucket_of(name.size(), first)]) {
       if (entry == 0) break;
-      const E::CommandSpec& spec = command_table[entry - 1];
-      if (compare_name(spec.name, name) == 0) return &spec;
+      const Key& candidate = keys_[entry - 1];
+      if (candidate.words[0] == key.words[0] && candidate.words[1] == key.words[1]) {
+        return &command_table[entry - 1];
+      }
     }
     return nullptr;
   }
 
  private:
+  struct Key {
+    std::array<uint64_t, 2> words{};
+  };
+  static Key key_of(std::string_view name) {  // name.size() <= length_max
+    std::array<unsigned char, 16> bytes{};
+    for (std::size_t i = 0; i < name.size(); ++i)
+      bytes[i] = static_cast<unsigned char>(name[i]) | 0x20;
+    Key key;
+    std::memcpy(key.words.data(), bytes.data(), bytes.size());
+    return key;
+  }
   static std::size_t bucket_of(std::size_t length, char lower_first) {
     return (length - 1) * 26 + static_cast<std::size_t>(lower_first - 'a');
   }
   std::array<std::array<uint8_t, bucket_size>, length_max * 26> buckets_{};  // entry + 1; 0 = none
+  std::array<Key, std::size(command_table)> keys_{};
 };
 
 }  // namespace

@@ -243,11 +243,13 @@ int redis_call_body(lua_State* lua, bool raise) {
   // What the script hands to write commands (into the keyspace) counts against its Lua memory
   // budget too: a 50 MB string SET under 100 keys would be 5 GB outside the Lua state. Raised
   // before any C++ object is alive here (a Lua error unwinds with longjmp).
-  if (lua_type(lua, 1) == LUA_TSTRING) {
+  // The command's table entry, looked up once for this check and the call.
+  const RedisEngine::CommandSpec* spec = nullptr;
+  const bool named = lua_type(lua, 1) == LUA_TSTRING;
+  if (named) {
     std::size_t length = 0;
     const char* name = lua_tolstring(lua, 1, &length);
-    const RedisEngine::CommandSpec* spec =
-        RedisEngine::find_command(std::string_view(name, length));
+    spec = RedisEngine::find_command(std::string_view(name, length));
     if (spec != nullptr && (spec->flags & command_write) != 0) {
       for (int j = 2; j <= argc; ++j) {
         runner.argument_bytes += lua_type(lua, j) == LUA_TSTRING ? lua_objlen(lua, j) : 32;
@@ -257,8 +259,10 @@ int redis_call_body(lua_State* lua, bool raise) {
       }
     }
   }
-  Command argv;
-  argv.reserve(static_cast<std::size_t>(argc));
+  // The runner's vector, reused from call to call: one allocated and freed per redis.call was
+  // waste (no call nests in another: EVAL is not callable from a script).
+  Command& argv = runner.call_argv;
+  argv.clear();
   for (int j = 1; j <= argc; ++j) {
     if (lua_type(lua, j) == LUA_TNUMBER) {
       // Redis formats numbers with %.17g, not Lua's %.14g.
@@ -275,7 +279,12 @@ int redis_call_body(lua_State* lua, bool raise) {
     }
   }
   std::string refusal;
-  const Reply reply = runner.call_from_script(argv, refusal);
+  if (!named) spec = RedisEngine::find_command(argv[0]);
+  const Reply reply = runner.call_from_script(argv, spec, refusal);
+  // Keeps the vector's room (unless a call had many arguments) and frees the strings: no big
+  // value stays alive.
+  argv.clear();
+  if (argv.capacity() > 64) Command().swap(argv);
   if (!refusal.empty()) return raise_or_return(lua, runner, error_table_text(refusal), raise);
   if (raise && reply.is_error()) {
     return raise_or_return(lua, runner, error_table_text("-" + reply.text), true);
@@ -1129,29 +1138,37 @@ Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
     return Reply::error("ERR Number of keys can't be greater than number of args");
   }
   if (key_count < 0) return Reply::error("ERR Number of keys can't be negative");
-  std::string sha;
+  // The digest is referred to where it is (the request, or the body -> SHA cache, which no
+  // script can change while it runs): a copy of it cost an allocation a call.
+  std::string lowered;  // an EVALSHA digest sent with capitals, in lower case
+  const std::string* sha = &call.argv[1];
   if (by_sha) {
-    sha = to_lower(call.argv[1]);
+    const bool lower =
+        std::none_of(sha->begin(), sha->end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+    if (!lower) {
+      lowered = to_lower(*sha);
+      sha = &lowered;
+    }
   } else {
     auto known = sha_of_body_.find(call.argv[1]);
     if (known == sha_of_body_.end()) {
       known = sha_of_body_.emplace(call.argv[1], sha1_hex(call.argv[1])).first;
     }
-    sha = known->second;
+    sha = &known->second;
   }
-  if (functions_.count(sha) == 0) {
+  if (functions_.count(*sha) == 0) {
     if (by_sha) return Reply::error("NOSCRIPT No matching script. Please use EVAL.");
     std::string error;
-    if (!create_function(sha, call.argv[1], error)) return Reply::error(error);
+    if (!create_function(*sha, call.argv[1], error)) return Reply::error(error);
   }
-  return run(call, sha, key_count);
+  return run(call, *sha, key_count);
 }
 
 namespace {
 
-void set_array_global(lua_State* lua, const char* name, const Command& argv, std::size_t from,
+void set_array_global(lua_State* lua, std::string_view name, const Command& argv, std::size_t from,
                       std::size_t count) {
-  lua_pushstring(lua, name);
+  lua_pushlstring(lua, name.data(), name.size());
   lua_createtable(lua, static_cast<int>(count), 0);
   for (std::size_t i = 0; i < count; ++i) {
     const std::string& item = argv[from + i];
@@ -1249,8 +1266,8 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
   return reply;
 }
 
-Reply ScriptRunner::call_from_script(const Command& argv, std::string& refusal) {
-  const RedisEngine::CommandSpec* spec = RedisEngine::find_command(argv[0]);
+Reply ScriptRunner::call_from_script(const Command& argv, const RedisEngine::CommandSpec* spec,
+                                     std::string& refusal) {
   if (spec == nullptr) {
     refusal = "Unknown Redis command called from script";
     return {};

@@ -52,7 +52,10 @@ class ScriptRunner {
   static std::size_t states_collected();
 
   // Used by the Lua C functions (scripting.cpp).
-  Reply call_from_script(const Command& argv, std::string& refusal);
+  // `spec` is RedisEngine::find_command(argv[0]), which the caller already looked up.
+  Reply call_from_script(const Command& argv, const RedisEngine::CommandSpec* spec,
+                         std::string& refusal);
+  Command call_argv;              // redis.call's arguments, a buffer kept from call to call
   std::string last_raised_error;  // text raised by redis.call, recognised by the error handler
   int replication_flags = 3;      // redis.set_repl: 1 AOF, 2 replicas, 3 both, 0 none
   // The running script's budget (EngineOptions::script_instructions_max): VM instructions counted

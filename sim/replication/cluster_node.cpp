@@ -163,11 +163,18 @@ std::size_t ClusterNode::good_replicas() const {
 
 void ClusterNode::on_effects(std::vector<Propagated>& effects) {
   if (effects_observer_) effects_observer_(*this, effects);
+  // A master that never had a replica keeps no backlog and streams nothing: only its offset
+  // moves (what stream() would do), without gathering the commands first.
+  const bool offset_only = replicas_.empty() && backlog_.empty();
   std::vector<Command> to_replicas;
   for (Propagated& effect : effects) {
     if (effect.target != PropagationTarget::replicas) persistence_.append(effect.command);
     if (effect.target != PropagationTarget::aof && is_master() && !applying_stream_) {
-      to_replicas.push_back(std::move(effect.command));
+      if (offset_only) {
+        offset_ += resp_length(effect.command);
+      } else {
+        to_replicas.push_back(std::move(effect.command));
+      }
     }
   }
   persistence_.fsync_if_always();  // before the reply leaves

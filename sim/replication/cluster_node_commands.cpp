@@ -23,13 +23,14 @@ bool arity_ok(const RedisEngine::CommandSpec& spec, std::size_t argc) {
 
 Reply ClusterNode::handle(const Message& request) {
   const Command& argv = request.command;
-  const std::string name = to_lower(argv.front());
-  if (name == "role" && argv.size() == 1) return role_reply();
-  if (name == "replicaof" || name == "slaveof") {
-    if (argv.size() != 3) return Reply::error(redis_text::wrong_arity(name));
+  // Compared in place: a lowercased copy of every command's name cost an allocation a request.
+  const std::string& name = argv.front();
+  if (argv.size() == 1 && equals_ignore_case(name, "role")) return role_reply();
+  if (equals_ignore_case(name, "replicaof") || equals_ignore_case(name, "slaveof")) {
+    if (argv.size() != 3) return Reply::error(redis_text::wrong_arity(to_lower(name)));
     return replicaof(argv);
   }
-  if (name == "info") {
+  if (equals_ignore_case(name, "info")) {
     Reply reply = RedisNode::handle(request);  // the engine decides whether the section is asked
     if (reply.type == ReplyType::bulk && !reply.text.empty()) reply.text = info_text();
     return reply;

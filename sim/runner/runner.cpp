@@ -27,6 +27,7 @@ class World final : public FaultWorld {
                                    .trace_records_max = options.trace_records_max,
                                    .memory_bytes_max = scenario.limits.memory_mb << 20}) {
     if (options.message_log_max > 0) simulator_.enable_message_log(options.message_log_max);
+    simulator_.hash_message_contents(options.digest_message_contents);
     simulator_.set_memory_meter([this] { return memory_bytes(); });
   }
 

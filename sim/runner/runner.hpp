@@ -37,6 +37,9 @@ struct RunOptions {
   // re-runs a finding with them on.
   bool record_story = true;
   bool track_keys = true;
+  // Off, the trace digest leaves out what messages say (not when they go or to whom): for runs
+  // whose digest is never read, such as exploration's, which only wants the verdicts.
+  bool digest_message_contents = true;
 };
 
 // One line of the story: what a process did or suffered, at a true instant, with its clocks.

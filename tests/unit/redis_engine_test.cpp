@@ -3,8 +3,10 @@
 // `.clock-step`.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "sim/kernel/simulator.hpp"
 #include "sim/redis/cli_text.hpp"
@@ -196,6 +198,41 @@ TEST(RedisEngine, RestoreSkipsExpiredKeysOnlyWhenAsked) {
   EXPECT_EQ(replica.keys_with_expiry(), 2u);
 }
 
+// Command names are found in any case, and only when every byte matches: the lookup folds case
+// with a bit (OR 0x20), which must not make a non-letter byte match a letter.
+TEST(RedisEngine, FindCommandFoldsCaseOfLettersOnly) {
+  const RedisEngine::CommandSpec* evalsha = RedisEngine::find_command("evalsha");
+  ASSERT_NE(evalsha, nullptr);
+  EXPECT_EQ(RedisEngine::find_command("EVALSHA"), evalsha);
+  EXPECT_EQ(RedisEngine::find_command("EvalSha"), evalsha);
+  ASSERT_NE(RedisEngine::find_command("pexpiretime"), nullptr);
+  EXPECT_EQ(RedisEngine::find_command("PEXPIRETIME"), RedisEngine::find_command("pexpiretime"));
+  EXPECT_STREQ(RedisEngine::find_command("GET")->name, "get");
+  // '@' | 0x20 is '`', '[' | 0x20 is '{', 0xC7 | 0x20 is 0xE7: none becomes a letter.
+  for (const std::string& name : std::vector<std::string>{
+           "evalsh@", "evalsh[", "g\xc7t", "ge", "gett", "get ", std::string("get\0", 4),
+           std::string("\0et", 3), "", "@et", "0et", "pexpiretimes", "xpexpiretime"}) {
+    EXPECT_EQ(RedisEngine::find_command(name), nullptr) << name;
+  }
+}
+
+// redis.call's arguments pass through a buffer the runner keeps: a call with fewer arguments, or
+// shorter ones, after a longer call sees only its own (a big value is not kept either).
+TEST(RedisEngine, ScriptCallsSeeOnlyTheirOwnArguments) {
+  Harness h;
+  const Reply reply = h.run(
+      base_ms, make_command("EVAL",
+                            "redis.call('set', 'big', string.rep('x', 10000), 'PX', '100000')\n"
+                            "redis.call('set', 'small', 'y')\n"
+                            "return {redis.call('get', 'small'), #redis.call('get', 'big'),"
+                            " redis.call('pttl', 'small')}",
+                            "0"));
+  ASSERT_EQ(reply.type, ReplyType::array) << reply.text;
+  EXPECT_EQ(reply.elements[0], Reply::bulk("y"));
+  EXPECT_EQ(reply.elements[1], Reply::integer_reply(10000));
+  EXPECT_EQ(reply.elements[2], Reply::integer_reply(-1));  // the second SET had no PX
+}
+
 // Proves the SHA-1 and the script cache: EVALSHA after EVAL, NOSCRIPT after SCRIPT FLUSH.
 TEST(RedisEngine, ScriptCacheBySha1) {
   EXPECT_EQ(sha1_hex(""), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
@@ -204,6 +241,11 @@ TEST(RedisEngine, ScriptCacheBySha1) {
   const std::string sha = sha1_hex("return 42");
   EXPECT_EQ(h.run(base_ms, make_command("SCRIPT", "LOAD", "return 42")), Reply::bulk(sha));
   EXPECT_TRUE(h.run(base_ms, make_command("EVALSHA", sha, "0")).is_integer(42));
+  // A digest in capitals names the same script, as in Redis (the engine lowers it).
+  std::string upper = sha;
+  for (char& c : upper)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  EXPECT_TRUE(h.run(base_ms, make_command("EVALSHA", upper, "0")).is_integer(42));
   h.run(base_ms, make_command("SCRIPT", "FLUSH"));
   EXPECT_EQ(h.run(base_ms, make_command("EVALSHA", sha, "0")).text,
             "NOSCRIPT No matching script. Please use EVAL.");

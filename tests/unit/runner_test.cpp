@@ -178,6 +178,26 @@ TEST(Runner, SameScenarioSameResult) {
     EXPECT_EQ(a.story[i].text, b.story[i].text);
 }
 
+// Without message contents in the digest (exploration's runs) a run is the same run: the same
+// verdicts and stats, and a digest that no longer depends on what the messages said.
+TEST(Runner, DigestWithoutMessageContentsLeavesTheRunAlone) {
+  const Scenario scenario = parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) +
+                                                "/scenarios/gc-pause-after-acquire-fenced.json");
+  const ScenarioResult full = run_scenario(scenario, registry_lock_factory());
+  const ScenarioResult lean =
+      run_scenario(scenario, registry_lock_factory(), RunOptions{.digest_message_contents = false});
+  EXPECT_EQ(lean.mutual_exclusion, full.mutual_exclusion);
+  EXPECT_EQ(lean.resource_safety, full.resource_safety);
+  EXPECT_EQ(lean.liveness, full.liveness);
+  EXPECT_EQ(lean.stats.events, full.stats.events);
+  EXPECT_EQ(lean.stats.messages, full.stats.messages);
+  EXPECT_EQ(lean.stats.grants, full.stats.grants);
+  EXPECT_NE(lean.trace_digest, full.trace_digest);
+  EXPECT_EQ(lean.trace_digest, run_scenario(scenario, registry_lock_factory(),
+                                            RunOptions{.digest_message_contents = false})
+                                   .trace_digest);
+}
+
 // An expected overlap matches within the tolerance the judge is given: 5 ms in the simulator,
 // the agreement tolerance for a real run, whose grant lands a few milliseconds late.
 TEST(Runner, JudgeMatchesAnExpectedOverlapWithinItsTolerance) {
