@@ -163,15 +163,14 @@ std::size_t ClusterNode::good_replicas() const {
 
 void ClusterNode::on_effects(std::vector<Propagated>& effects) {
   if (effects_observer_) effects_observer_(*this, effects);
-  // A master that never had a replica keeps no backlog and streams nothing: only its offset
-  // moves (what stream() would do), without gathering the commands first.
-  const bool offset_only = replicas_.empty() && backlog_.empty();
+  // Without a backlog only the offset moves (add_to_backlog), with no commands gathered first.
+  const bool offset_only = this->offset_only();
   std::vector<Command> to_replicas;
   for (Propagated& effect : effects) {
     if (effect.target != PropagationTarget::replicas) persistence_.append(effect.command);
     if (effect.target != PropagationTarget::aof && is_master() && !applying_stream_) {
       if (offset_only) {
-        offset_ += resp_length(effect.command);
+        add_to_backlog(effect.command);
       } else {
         to_replicas.push_back(std::move(effect.command));
       }
@@ -194,9 +193,7 @@ void ClusterNode::stream(const std::vector<Command>& commands) {
 
 void ClusterNode::add_to_backlog(const Command& command) {
   const int64_t length = resp_length(command);
-  // As in Redis, the backlog exists once a replica has connected; before that only the offset
-  // moves (and a master that never has replicas copies nothing).
-  if (replicas_.empty() && backlog_.empty()) {
+  if (offset_only()) {
     offset_ += length;
     return;
   }

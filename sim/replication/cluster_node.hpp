@@ -127,6 +127,9 @@ class ClusterNode : public RedisNode {
   void on_effects(std::vector<Propagated>& effects);
   void stream(const std::vector<Command>& commands);
   void add_to_backlog(const Command& command);
+  // As in Redis, the backlog exists once a replica has connected: before that only the offset
+  // moves (a master that never has replicas copies nothing and streams nothing).
+  bool offset_only() const { return replicas_.empty() && backlog_.empty(); }
   bool backlog_covers(int64_t offset) const;
   void send_ack();
   void arm_cron();
