@@ -470,6 +470,7 @@ RunResult Simulator::run(Instant until) {
   }
   result.end_time = now_;
   result.events = events_ - events_at_start;
+  publish_streamed_records();
   return result;
 }
 
