@@ -124,18 +124,24 @@ void Process::clear_timers() {
   active_timers_ = 0;
 }
 
+// Both write the message in its slot (an emptied one: every field but the command or reply is
+// set here).
 void Process::send_message(ProcessId to, Command command, uint64_t request_id) {
-  Message message;
+  const uint32_t slot = simulator_.take_message_slot(to);
+  Message& message = simulator_.message_at(slot);
   message.from = id_;
   message.to = to;
   message.from_incarnation = incarnation_;
+  message.to_incarnation = 0;
   message.request_id = request_id;
+  message.is_reply = false;
   message.command = std::move(command);
-  simulator_.send(std::move(message));
+  simulator_.send_slot(slot);
 }
 
 void Process::reply_to(const Message& request, Reply reply) {
-  Message message;
+  const uint32_t slot = simulator_.take_message_slot(request.from);
+  Message& message = simulator_.message_at(slot);
   message.from = id_;
   message.to = request.from;
   message.from_incarnation = incarnation_;
@@ -143,7 +149,7 @@ void Process::reply_to(const Message& request, Reply reply) {
   message.request_id = request.request_id;
   message.is_reply = true;
   message.reply = std::move(reply);
-  simulator_.send(std::move(message));
+  simulator_.send_slot(slot);
 }
 
 // ---- Simulator ----
@@ -239,36 +245,48 @@ std::size_t Simulator::memory_bytes() const {
   return bytes;
 }
 
-uint32_t Simulator::allocate_message(Message&& message) {
-  const std::size_t text = text_bytes(message);
-  uint32_t slot;
+uint32_t Simulator::take_message_slot(ProcessId to) {
+  (void)processes_.at(to);
   if (!free_messages_.empty()) {
-    slot = free_messages_.back();
+    const uint32_t slot = free_messages_.back();
     free_messages_.pop_back();
-    messages_[slot] = std::move(message);
-    message_text_bytes_[slot] = text;
-  } else {
-    slot = static_cast<uint32_t>(messages_.size());
-    messages_.push_back(std::move(message));
-    message_text_bytes_.push_back(text);
+    return slot;
   }
-  ++in_flight_;
-  in_flight_text_bytes_ += text;
+  const uint32_t slot = message_slots_++;
+  if ((slot & (message_chunk_slots - 1)) == 0) {
+    message_chunks_.push_back(std::make_unique<Message[]>(message_chunk_slots));
+    message_text_bytes_.resize(message_text_bytes_.size() + message_chunk_slots);
+  }
   return slot;
 }
 
-void Simulator::free_message(uint32_t slot) {
-  messages_[slot].command.clear();
-  messages_[slot].reply = Reply{};
-  free_messages_.push_back(slot);
+void Simulator::uncount_message(uint32_t slot) {
   --in_flight_;
   in_flight_text_bytes_ -= message_text_bytes_[slot];
   message_text_bytes_[slot] = 0;
 }
 
-void Simulator::send(Message message) {
+void Simulator::release_message_slot(uint32_t slot) {
+  // Emptied in place (no temporary Message or Reply): the strings go, the buffers stay.
+  Message& message = message_at(slot);
+  message.command.clear();
+  message.reply.type = ReplyType::nil;
+  message.reply.text.clear();
+  message.reply.integer = 0;
+  message.reply.elements.clear();
+  free_messages_.push_back(slot);
+}
+
+void Simulator::send(Message&& message) {
+  const uint32_t slot = take_message_slot(message.to);
+  message_at(slot) = std::move(message);
+  send_slot(slot);
+}
+
+void Simulator::send_slot(uint32_t slot) {
+  Message& message = message_at(slot);
   message.id = ++message_ids_;
-  Process& destination = *processes_.at(message.to);
+  Process& destination = *processes_[message.to];
   if (!message.is_reply) message.to_incarnation = destination.incarnation_;
   const std::string* name = message.command.empty() ? nullptr : &message.command.front();
   const Network::Route route = network_.route(message.from, message.to, name, now_);
@@ -286,11 +304,15 @@ void Simulator::send(Message message) {
   if (dropped) {
     trace_.record(now_, TraceKind::message_dropped, message.from, message.to, message.id,
                   static_cast<uint64_t>(*dropped));
+    release_message_slot(slot);
     return;
   }
   trace_.record(now_, TraceKind::message_sent, message.from, message.to, message.id,
                 static_cast<uint64_t>(route.delivery.ns()));
-  const uint32_t slot = allocate_message(std::move(message));
+  const std::size_t text = text_bytes(message);
+  message_text_bytes_[slot] = text;
+  ++in_flight_;
+  in_flight_text_bytes_ += text;
   push(Event{.time = route.delivery, .payload = slot, .kind = EventKind::deliver});
 }
 
@@ -521,7 +543,7 @@ void Simulator::dispatch_timer(const Event& event) {
 
 void Simulator::deliver(const Event& event) {
   const auto slot = static_cast<uint32_t>(event.payload);
-  Message& message = messages_[slot];
+  Message& message = message_at(slot);
   Process& p = *processes_[message.to];
   if (p.status_ == ProcessStatus::crashed || p.incarnation_ != message.to_incarnation) {
     trace_.record(now_, TraceKind::message_dropped, message.from, message.to, message.id,
@@ -547,9 +569,15 @@ void Simulator::deliver(const Event& event) {
                                               : hash_command(message.command);
   trace_.record(now_, TraceKind::message_delivered, message.to, message.from, message.id, content);
   if (message_log_max_ > 0) log_outcome(message.id, std::nullopt);
-  Message delivered = std::move(message);
-  free_message(slot);
-  p.on_message(delivered);
+  // Out of flight before the receiver runs (what it sends is counted against the limits without
+  // this one), but read where it lies, and its slot given back afterwards, also on a throw.
+  uncount_message(slot);
+  struct ReleaseSlot {
+    Simulator& simulator;
+    uint32_t slot;
+    ~ReleaseSlot() { simulator.release_message_slot(slot); }
+  } release{*this, slot};
+  p.on_message(message);
 }
 
 }  // namespace redlock_sim

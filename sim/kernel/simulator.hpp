@@ -221,7 +221,7 @@ class Simulator {
   void slew_clock(ProcessId id, Duration amount, int64_t rate_ppm = 500);
 
   // Sends a message now. Routed through the network model: dropped, or delivered later.
-  void send(Message message);
+  void send(Message&& message);
 
   // Runs events until nothing is left, a limit is hit, a model calls stop(), or the next event
   // lies beyond `until` (then time advances to `until`).
@@ -259,8 +259,23 @@ class Simulator {
   void dispatch(const Event& event);
   void dispatch_timer(const Event& event);
   void deliver(const Event& event);
-  uint32_t allocate_message(Message&& message);
-  void free_message(uint32_t slot);
+  // A message is written in its slot where it is sent from (no Message moved on the way): a
+  // slot taken for a message to `to` (which must exist), filled, then sent, which counts it in
+  // flight or, dropped, gives the slot straight back (so the free list's order is as if no slot
+  // had been taken).
+  uint32_t take_message_slot(ProcessId to);
+  void send_slot(uint32_t slot);
+  // Ends a message's time in flight (the count and the memory it held) ...
+  void uncount_message(uint32_t slot);
+  // ... and gives its slot back, emptied.
+  void release_message_slot(uint32_t slot);
+  void free_message(uint32_t slot) {
+    uncount_message(slot);
+    release_message_slot(slot);
+  }
+  Message& message_at(uint32_t slot) {
+    return message_chunks_[slot >> message_chunk_shift][slot & (message_chunk_slots - 1)];
+  }
 
   uint64_t seed_;
   SimulatorLimits limits_;
@@ -277,7 +292,12 @@ class Simulator {
   std::vector<Event> queue_;  // 4-ary min-heap on (time, sequence)
   bool top_taken_ = false;    // the root is being dispatched; the next push replaces it
   std::vector<std::unique_ptr<Process>> processes_;
-  std::vector<Message> messages_;
+  // Messages in flight, in slots that never move (chunks of 64): a message is handed to its
+  // receiver where it lies, and the receiver may send (and so add slots) while it reads it.
+  static constexpr uint32_t message_chunk_shift = 6;
+  static constexpr uint32_t message_chunk_slots = uint32_t{1} << message_chunk_shift;
+  std::vector<std::unique_ptr<Message[]>> message_chunks_;
+  uint32_t message_slots_ = 0;
   std::vector<uint32_t> free_messages_;
   std::vector<std::size_t> message_text_bytes_;  // by slot, for memory_bytes()
   std::size_t in_flight_ = 0;

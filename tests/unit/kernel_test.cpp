@@ -429,5 +429,46 @@ TEST(Kernel, AnActionThatSchedulesActionsKeepsItsCaptures) {
   EXPECT_EQ(context.fired, 64);
 }
 
+// A receiver reads its message where it lies in the kernel's message slots while it sends: a
+// server that sends 300 messages (new slots, several chunks of them) before it reads the request
+// still reads the request's own bytes. (Slots in a growing std::vector would move under it: a
+// use-after-free that the sanitizer build reports.)
+TEST(Kernel, AReceiverReadsItsMessageWhileItSendsMany) {
+  Simulator simulator(3);
+  const std::string payload(100, 'p');  // longer than a short string's inline buffer
+  ProcessId client_id = 0;
+  auto& server = simulator.add_process<ServerProcess>(
+      "server", [&](ServerProcess& self, const Message& request) {
+        for (int i = 0; i < 300; ++i)
+          self.send_message(client_id, make_command("NOTE", std::to_string(i)), 0);
+        return Reply::bulk(request.command.at(1));
+      });
+  auto& client = simulator.add_process<TaskProcess>("client");
+  client_id = client.id();
+  client.set_endpoints({server.id()});
+  Outcome outcome;
+  auto ask = [&]() -> Task<void> {
+    outcome = co_await client.send(0, make_command("ECHO", payload), Duration::from_ms(50));
+  };
+  client.spawn(ask());
+  simulator.run();
+  ASSERT_EQ(outcome.kind, OutcomeKind::ok);
+  EXPECT_EQ(outcome.reply, Reply::bulk(payload));
+}
+
+// A delivered message leaves the count of messages in flight before its receiver runs: with at
+// most one message in flight, a server's reply to the one request is not dropped.
+TEST(Kernel, ADeliveredMessageIsOutOfFlightWhileItsReceiverRuns) {
+  Simulator simulator(5, SimulatorLimits{.messages_in_flight_max = 1});
+  auto& server = simulator.add_process<ServerProcess>("server");
+  auto& client = simulator.add_process<TaskProcess>("client");
+  client.set_endpoints({server.id()});
+  Outcome outcome;
+  client.spawn(ping_once(client, outcome, Duration::from_ms(50)));
+  const RunResult result = simulator.run();
+  EXPECT_EQ(outcome.kind, OutcomeKind::ok);
+  EXPECT_FALSE(result.limit_hit());
+}
+
 }  // namespace
 }  // namespace redlock_sim
