@@ -184,10 +184,14 @@ std::optional<Reply> single_reply(lua_State* lua) {
 // the Lua stack's limit (8000 slots) ends in an error element, which bounds deep and
 // self-referencing tables (7995 levels below a script's result). The reply may hold at most
 // `bytes_max` (a fixed cost per element plus its text; one string shared by many elements counts
-// each time): past it, nullopt (real Redis would fill its memory building it).
+// each time): past it, nullopt (real Redis would fill its memory building it). The fixed cost is
+// what sizeof(Reply) was when the limit was set (a std::vector of elements); Reply has shrunk
+// since, but where a script's reply hits the limit is a result and stays where it was.
+constexpr std::size_t reply_element_bytes = 72;
+
 std::optional<Reply> lua_to_reply(lua_State* lua, std::size_t bytes_max) {
   struct OpenArray {
-    std::vector<Reply> items;
+    ReplyList items;
     int index = 0;  // of the element on the Lua stack above this array's table
   };
   std::vector<OpenArray> open;  // each one's table is on the Lua stack, in order
@@ -201,7 +205,7 @@ std::optional<Reply> lua_to_reply(lua_State* lua, std::size_t bytes_max) {
         done = single_reply(lua);
         if (!done) open.emplace_back();
       }
-      bytes += sizeof(Reply) + (done ? done->text.size() : 0);
+      bytes += reply_element_bytes + (done ? done->text.size() : 0);
       if (bytes > bytes_max) return std::nullopt;
     }
     if (done) {
@@ -1315,7 +1319,7 @@ Reply ScriptRunner::script_command(RedisEngine::Call& call) {
   }
   if (equals_ignore_case(sub, "exists")) {
     if (argc < 3) return Reply::error(wrong_arity("script|exists"));
-    std::vector<Reply> items;
+    ReplyList items;
     for (std::size_t j = 2; j < argc; ++j) {
       items.push_back(Reply::integer_reply(functions_.count(to_lower(call.argv[j])) != 0 ? 1 : 0));
     }

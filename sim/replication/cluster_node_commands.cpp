@@ -129,7 +129,7 @@ void ClusterNode::follow(ProcessId master) {
 
 Reply ClusterNode::role_reply() const {
   if (is_master()) {
-    std::vector<Reply> replicas;
+    ReplyList replicas;
     for (const auto& [replica, state] : replicas_) {
       replicas.push_back(Reply::array({Reply::bulk(name_of(replica)), Reply::bulk(port_text),
                                        Reply::bulk(std::to_string(state.acked_offset))}));
