@@ -24,7 +24,7 @@ Reply convert(const redisReply* r) {
     case REDIS_REPLY_STRING:
       return Reply::bulk(std::string(r->str, r->len));
     case REDIS_REPLY_ARRAY: {
-      std::vector<Reply> items;
+      ReplyList items;
       for (size_t i = 0; i < r->elements; ++i)
         items.push_back(convert(r->element[i]));
       return Reply::array(std::move(items));

@@ -150,7 +150,7 @@ std::string check_value(const Parameter& parameter, const std::string& value) {
 }  // namespace
 
 Reply RedisEngine::config_get(Call& call) {
-  std::vector<Reply> items;
+  ReplyList items;
   std::vector<std::string> seen;
   const auto add = [&](const std::string& shown, const Parameter& parameter) {
     if (std::find(seen.begin(), seen.end(), parameter.name) != seen.end()) return;

@@ -113,7 +113,7 @@ Reply RedisEngine::cmd_hgetall(Call& call) {
   Value* value = lookup(call, call.argv[1]);
   if (value == nullptr) return Reply::array({});
   if (value->type != ValueType::hash) return wrong_type_reply();
-  std::vector<Reply> items;
+  ReplyList items;
   items.reserve(value->hash.size() * 2);
   for (const auto& [name, field_value] : value->hash) {
     items.push_back(Reply::bulk(name));
@@ -176,7 +176,7 @@ Reply RedisEngine::cmd_lrange(Call& call) {
   if (start < 0) start = std::max<int64_t>(length + start, 0);
   if (end < 0) end = length + end;
   if (end >= length) end = length - 1;
-  std::vector<Reply> items;
+  ReplyList items;
   for (int64_t i = start; i <= end && start < length; ++i) {
     items.push_back(Reply::bulk(value->list[static_cast<std::size_t>(i)]));
   }

@@ -89,7 +89,7 @@ Reply RedisEngine::pop_generic(Call& call, bool left) {
   if (value == nullptr) return has_count ? Reply::nil_array_reply() : Reply::nil_reply();
   if (value->type != ValueType::list) return wrong_type_reply();
   if (has_count && count == 0) return Reply::array({});
-  std::vector<Reply> items;
+  ReplyList items;
   while (count > 0 && !value->list.empty()) {
     if (left) {
       items.push_back(Reply::bulk(value->list.front()));

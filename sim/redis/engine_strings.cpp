@@ -86,7 +86,7 @@ std::optional<Reply> parse_string_options(const Command& argv, bool is_set, int&
 }
 
 // Redis's getExpireMillisecondsOrReply: the absolute expiry in ms, or the error to reply.
-std::optional<Reply> expire_milliseconds(const RedisEngine::Call& call, const std::string& text,
+std::optional<Reply> expire_milliseconds(const RedisEngine::Call& call, std::string_view text,
                                          int flags, bool seconds, int64_t& when_ms) {
   if (!parse_int64(text, when_ms)) return not_integer_reply();
   const int64_t max_seconds = std::numeric_limits<int64_t>::max() / 1000;
@@ -135,7 +135,7 @@ Reply RedisEngine::set_generic(Call& call, int flags, std::string_view expire, b
   const bool has_expire = (flags & any_expire) != 0;
   int64_t when_ms = 0;
   if (has_expire) {
-    if (auto error = expire_milliseconds(call, std::string(expire), flags, seconds, when_ms)) {
+    if (auto error = expire_milliseconds(call, expire, flags, seconds, when_ms)) {
       return *error;
     }
   }

@@ -148,18 +148,28 @@ bool table_has_string(lua_State* lua, int index, const char* field) {
   return is_string;
 }
 
-// The reply for the value on top of the stack, unless it is a table to convert as an array.
-std::optional<Reply> single_reply(lua_State* lua) {
+// Sets `out`, a default Reply, to the reply for the value on top of the stack; false, leaving it
+// as it was, when that is a table to convert as an array. Written in place: the script's reply
+// used to be moved four times on its way out, each move of its text a memcpy call.
+bool single_reply(lua_State* lua, Reply& out) {
   switch (lua_type(lua, -1)) {
     case LUA_TSTRING: {
       std::size_t length = 0;
       const char* data = lua_tolstring(lua, -1, &length);
-      return Reply::bulk(std::string_view(data, length));
+      out.type = ReplyType::bulk;
+      out.text.assign(data, length);
+      return true;
     }
     case LUA_TBOOLEAN:
-      return lua_toboolean(lua, -1) ? Reply::integer_reply(1) : Reply::nil_reply();
+      if (lua_toboolean(lua, -1)) {
+        out.type = ReplyType::integer;
+        out.integer = 1;
+      }
+      return true;
     case LUA_TNUMBER:
-      return Reply::integer_reply(truncate_number(lua_tonumber(lua, -1)));
+      out.type = ReplyType::integer;
+      out.integer = truncate_number(lua_tonumber(lua, -1));
+      return true;
     case LUA_TTABLE:
       // Both texts go through C strings (cut at a NUL); an error's trailing CR/LF are trimmed
       // (addReplyErrorFormat), then CR/LF left become spaces.
@@ -167,55 +177,70 @@ std::optional<Reply> single_reply(lua_State* lua) {
         std::string text = up_to_nul(table_string(lua, -1, "err"));
         while (!text.empty() && (text.back() == '\r' || text.back() == '\n'))
           text.pop_back();
-        return Reply::error(map_newlines(std::move(text)));
+        out = Reply::error(map_newlines(std::move(text)));
+        return true;
       }
       if (table_has_string(lua, -1, "ok")) {
-        return Reply::status(map_newlines(up_to_nul(table_string(lua, -1, "ok"))));
+        out = Reply::status(map_newlines(up_to_nul(table_string(lua, -1, "ok"))));
+        return true;
       }
-      return std::nullopt;
+      return false;
     default:
-      return Reply::nil_reply();
+      return true;  // nil
   }
 }
 
-// Converts the script's return value (top of the stack, left there) to a reply, as
-// luaReplyToRedisReply does, but with its own stack of open arrays instead of recursion (C
-// frames 7995 deep overflow a thread's stack under a sanitizer). Like Redis, a table nested past
-// the Lua stack's limit (8000 slots) ends in an error element, which bounds deep and
+// Converts the script's return value (top of the stack, left there) into `out` (a default
+// Reply), as luaReplyToRedisReply does, but with its own stack of open arrays instead of
+// recursion (C frames 7995 deep overflow a thread's stack under a sanitizer). Like Redis, a table
+// nested past the Lua stack's limit (8000 slots) ends in an error element, which bounds deep and
 // self-referencing tables (7995 levels below a script's result). The reply may hold at most
 // `bytes_max` (a fixed cost per element plus its text; one string shared by many elements counts
-// each time): past it, nullopt (real Redis would fill its memory building it).
-std::optional<Reply> lua_to_reply(lua_State* lua, std::size_t bytes_max) {
+// each time): past it, false, `out` left half-built (real Redis would fill its memory building
+// it). The fixed cost is what sizeof(Reply) was when the limit was set (a std::vector of
+// elements); Reply has shrunk since, but where a script's reply hits the limit is a result and
+// stays where it was.
+constexpr std::size_t reply_element_bytes = 72;
+
+bool lua_to_reply(lua_State* lua, std::size_t bytes_max, Reply& out) {
   struct OpenArray {
-    std::vector<Reply> items;
+    ReplyList items;
     int index = 0;  // of the element on the Lua stack above this array's table
   };
   std::vector<OpenArray> open;  // each one's table is on the Lua stack, in order
-  std::optional<Reply> done;
+  // The value just converted is in `out` when no array is open, else in `element` until it
+  // moves into the innermost open array.
+  Reply element;
+  bool done = false;
   std::size_t bytes = 0;
   while (true) {
     if (!done) {
+      Reply& reply = open.empty() ? out : element;
       if (lua_checkstack(lua, 4) == 0) {
-        done = Reply::error("ERR reached lua stack limit");
+        reply = Reply::error("ERR reached lua stack limit");
+        done = true;
       } else {
-        done = single_reply(lua);
+        done = single_reply(lua, reply);
         if (!done) open.emplace_back();
       }
-      bytes += sizeof(Reply) + (done ? done->text.size() : 0);
-      if (bytes > bytes_max) return std::nullopt;
+      bytes += reply_element_bytes + (done ? reply.text.size() : 0);
+      if (bytes > bytes_max) return false;
     }
     if (done) {
-      if (open.empty()) return std::move(*done);
+      if (open.empty()) return true;
       lua_pop(lua, 1);  // the element just converted
-      open.back().items.push_back(std::move(*done));
-      done.reset();
+      open.back().items.push_back(std::move(element));
+      element = Reply{};
+      done = false;
     }
     OpenArray& array = open.back();
     lua_rawgeti(lua, -1, ++array.index);
     if (lua_type(lua, -1) == LUA_TNIL) {
       lua_pop(lua, 1);
-      done = Reply::array(std::move(array.items));
+      ReplyList items = std::move(array.items);
       open.pop_back();
+      (open.empty() ? out : element) = Reply::array(std::move(items));
+      done = true;
     }
   }
 }
@@ -1245,10 +1270,7 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
       reply = Reply::error("ERR Error running script " + sha + ", execution failure");
     }
   } else {
-    std::optional<Reply> converted = lua_to_reply(lua, memory_bytes_max());
-    if (converted) {
-      reply = std::move(*converted);
-    } else {
+    if (!lua_to_reply(lua, memory_bytes_max(), reply)) {
       ++engine_.script_limits_.out_of_memory;
       reply = Reply::error("ERR Error running script " + sha +
                            ", its reply is larger than the model's Lua memory (" +
@@ -1289,6 +1311,12 @@ Reply ScriptRunner::call_from_script(const Command& argv, const RedisEngine::Com
     wrote = true;
     engine_.script_run_.wrote_at = instructions_used;
   }
+  return call_engine(argv, spec);
+}
+
+// Apart from call_from_script's refusals so that its one named reply is built in the caller's
+// place (g++ moves a named return value when other return statements return other objects).
+Reply ScriptRunner::call_engine(const Command& argv, const RedisEngine::CommandSpec* spec) {
   std::vector<Propagated> produced;
   RedisEngine::Call inner{argv, current_->now_ms, current_->wall_now, current_->from_master,
                           true, produced};
@@ -1315,7 +1343,7 @@ Reply ScriptRunner::script_command(RedisEngine::Call& call) {
   }
   if (equals_ignore_case(sub, "exists")) {
     if (argc < 3) return Reply::error(wrong_arity("script|exists"));
-    std::vector<Reply> items;
+    ReplyList items;
     for (std::size_t j = 2; j < argc; ++j) {
       items.push_back(Reply::integer_reply(functions_.count(to_lower(call.argv[j])) != 0 ? 1 : 0));
     }

@@ -85,6 +85,7 @@ class ScriptRunner {
   // Compiles and caches a body; on failure returns false and sets `error`.
   bool create_function(const std::string& sha, const std::string& body, std::string& error);
   Reply run(RedisEngine::Call& call, const std::string& sha, int64_t key_count);
+  Reply call_engine(const Command& argv, const RedisEngine::CommandSpec* spec);
   void note_busy();  // the running script just passed busy_instructions()
 
   // What running the last script again up to a SCRIPT KILL needs, kept once it went busy

@@ -160,6 +160,7 @@ class ClusterNode : public RedisNode {
   Reply role_reply() const;
   std::string info_text() const;
   bool writes_refused() const;
+  Reply handle_command(const Message& request);  // handle's general case
   Reply execute_refusing_writes(const Message& request);
   std::string new_replication_id();
 

@@ -35,6 +35,12 @@ Reply ClusterNode::handle(const Message& request) {
     if (reply.type == ReplyType::bulk && !reply.text.empty()) reply.text = info_text();
     return reply;
   }
+  return handle_command(request);
+}
+
+// Apart from handle's special cases so that its one named reply is built in the caller's place
+// (g++ moves a named return value when other return statements return other objects).
+Reply ClusterNode::handle_command(const Message& request) {
   const int64_t before = offset_;
   Reply reply = writes_refused() ? execute_refusing_writes(request) : RedisNode::handle(request);
   // Redis's c->woff: the offset right after this client's last command that propagated.
@@ -129,7 +135,7 @@ void ClusterNode::follow(ProcessId master) {
 
 Reply ClusterNode::role_reply() const {
   if (is_master()) {
-    std::vector<Reply> replicas;
+    ReplyList replicas;
     for (const auto& [replica, state] : replicas_) {
       replicas.push_back(Reply::array({Reply::bulk(name_of(replica)), Reply::bulk(port_text),
                                        Reply::bulk(std::to_string(state.acked_offset))}));

@@ -344,7 +344,7 @@ TEST(RedisCliText, SplitAndFormat) {
   EXPECT_EQ(*args, (std::vector<std::string>{"set", "a bA\n", "it's", "x"}));
   EXPECT_FALSE(cli_text::split_arguments("\"open").has_value());
   EXPECT_FALSE(cli_text::split_arguments("\"a\"b").has_value());
-  std::vector<Reply> items;
+  ReplyList items;
   for (int i = 0; i < 10; ++i)
     items.push_back(Reply::integer_reply(i));
   items.push_back(Reply::array({Reply::bulk("x"), Reply::array({})}));
