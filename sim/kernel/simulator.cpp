@@ -273,7 +273,7 @@ void Simulator::release_message_slot(uint32_t slot) {
   message.reply.type = ReplyType::nil;
   message.reply.text.clear();
   message.reply.integer = 0;
-  message.reply.elements.clear();
+  message.reply.elements = ReplyList{};
   free_messages_.push_back(slot);
 }
 
