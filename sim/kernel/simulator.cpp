@@ -139,7 +139,7 @@ void Process::send_message(ProcessId to, Command command, uint64_t request_id) {
   simulator_.send_slot(slot);
 }
 
-void Process::reply_to(const Message& request, Reply reply) {
+void Process::reply_to(const Message& request, Reply&& reply) {
   const uint32_t slot = simulator_.take_message_slot(request.from);
   Message& message = simulator_.message_at(slot);
   message.from = id_;

@@ -83,7 +83,7 @@ class Process {
 
   // Sends a request (or a one-way message when request_id is 0); see Simulator::send.
   void send_message(ProcessId to, Command command, uint64_t request_id);
-  void reply_to(const Message& request, Reply reply);
+  void reply_to(const Message& request, Reply&& reply);
 
  protected:
   virtual void on_message(Message& message) = 0;
