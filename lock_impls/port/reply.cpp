@@ -1,7 +1,9 @@
 // ReplyList's out-of-line part: everything that allocates, copies or frees a block of elements.
+#include <cstdint>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "lock_impls/port/reply.hpp"
 
@@ -15,26 +17,38 @@ constexpr std::size_t first_capacity = 4;
 
 }  // namespace
 
+// A constructor that throws runs no destructor: a copy that fails part way frees what it built.
 ReplyList::ReplyList(std::initializer_list<Reply> items) {
   if (items.size() == 0) return;
   reallocate(items.size());
-  for (const Reply& item : items) {
-    new (this->items() + block_->size) Reply(item);
-    ++block_->size;
+  try {
+    for (const Reply& item : items) {
+      new (this->items() + block_->size) Reply(item);
+      ++block_->size;
+    }
+  } catch (...) {
+    release(std::exchange(block_, nullptr));
+    throw;
   }
 }
 
 void ReplyList::copy_from(const ReplyList& other) {
   if (other.empty()) return;
   reallocate(other.size());
-  for (const Reply& item : other) {
-    new (items() + block_->size) Reply(item);
-    ++block_->size;
+  try {
+    for (const Reply& item : other) {
+      new (items() + block_->size) Reply(item);
+      ++block_->size;
+    }
+  } catch (...) {
+    release(std::exchange(block_, nullptr));
+    throw;
   }
 }
 
 // Moves the elements into a block of `capacity` (at least their count), freeing the old one.
 void ReplyList::reallocate(std::size_t capacity) {
+  if (capacity > UINT32_MAX) throw std::length_error("ReplyList: more than 2^32 - 1 elements");
   auto* grown = static_cast<Block*>(::operator new(sizeof(Block) + capacity * sizeof(Reply)));
   grown->size = 0;
   grown->capacity = static_cast<uint32_t>(capacity);

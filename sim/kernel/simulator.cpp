@@ -252,12 +252,19 @@ uint32_t Simulator::take_message_slot(ProcessId to) {
     free_messages_.pop_back();
     return slot;
   }
-  const uint32_t slot = message_slots_++;
-  if ((slot & (message_chunk_slots - 1)) == 0) {
-    message_chunks_.push_back(std::make_unique<Message[]>(message_chunk_slots));
-    message_text_bytes_.resize(message_text_bytes_.size() + message_chunk_slots);
+  if ((message_slots_ & (message_chunk_slots - 1)) == 0) {
+    // Everything that can fail first, the count of slots last. The free list is given room
+    // for every slot, so that giving one back never allocates (ReleaseSlot in deliver runs
+    // while an exception may be unwinding).
+    const std::size_t slots = std::size_t{message_slots_} + message_chunk_slots;
+    free_messages_.reserve(slots);
+    message_text_bytes_.reserve(slots);
+    message_chunks_.reserve(message_chunks_.size() + 1);
+    auto chunk = std::make_unique<Message[]>(message_chunk_slots);
+    message_text_bytes_.resize(slots);
+    message_chunks_.push_back(std::move(chunk));
   }
-  return slot;
+  return message_slots_++;
 }
 
 void Simulator::uncount_message(uint32_t slot) {
@@ -277,13 +284,18 @@ void Simulator::release_message_slot(uint32_t slot) {
   free_messages_.push_back(slot);
 }
 
-void Simulator::send(Message&& message) {
-  const uint32_t slot = take_message_slot(message.to);
-  message_at(slot) = std::move(message);
-  send_slot(slot);
+void Simulator::send_slot(uint32_t slot) {
+  // A model's exception on the way (a process id out of range, an allocation) gives the slot
+  // back; the message is counted in flight only once its delivery is queued.
+  try {
+    route_slot(slot);
+  } catch (...) {
+    release_message_slot(slot);
+    throw;
+  }
 }
 
-void Simulator::send_slot(uint32_t slot) {
+void Simulator::route_slot(uint32_t slot) {
   Message& message = message_at(slot);
   message.id = ++message_ids_;
   Process& destination = *processes_[message.to];
@@ -310,10 +322,10 @@ void Simulator::send_slot(uint32_t slot) {
   trace_.record(now_, TraceKind::message_sent, message.from, message.to, message.id,
                 static_cast<uint64_t>(route.delivery.ns()));
   const std::size_t text = text_bytes(message);
+  push(Event{.time = route.delivery, .payload = slot, .kind = EventKind::deliver});
   message_text_bytes_[slot] = text;
   ++in_flight_;
   in_flight_text_bytes_ += text;
-  push(Event{.time = route.delivery, .payload = slot, .kind = EventKind::deliver});
 }
 
 void Simulator::log_message(const Message& message, const Network::Route& route,

@@ -81,11 +81,14 @@ class Process {
   void cancel_timer(TimerId timer);
   std::size_t active_timer_count() const { return active_timers_; }
 
-  // Sends a request (or a one-way message when request_id is 0); see Simulator::send.
+  // Sends a request (or a one-way message when request_id is 0), now: routed through the
+  // network model, it is dropped or delivered later.
   void send_message(ProcessId to, Command command, uint64_t request_id);
   void reply_to(const Message& request, Reply&& reply);
 
  protected:
+  // `message` lies in the kernel's message slot, valid only during the call: a receiver may move
+  // from it, and copies what it keeps (the slot is reused afterwards).
   virtual void on_message(Message& message) = 0;
   virtual void on_timer(uint64_t tag) = 0;
   // Volatile state is lost; the kernel has already dropped timers and deferred events.
@@ -220,9 +223,6 @@ class Simulator {
   // |amount| / rate_ppm * 1e6 of true time). A new slew replaces an unfinished one.
   void slew_clock(ProcessId id, Duration amount, int64_t rate_ppm = 500);
 
-  // Sends a message now. Routed through the network model: dropped, or delivered later.
-  void send(Message&& message);
-
   // Runs events until nothing is left, a limit is hit, a model calls stop(), or the next event
   // lies beyond `until` (then time advances to `until`).
   RunResult run(Instant until = Instant::max());
@@ -265,6 +265,7 @@ class Simulator {
   // had been taken).
   uint32_t take_message_slot(ProcessId to);
   void send_slot(uint32_t slot);
+  void route_slot(uint32_t slot);
   // Ends a message's time in flight (the count and the memory it held) ...
   void uncount_message(uint32_t slot);
   // ... and gives its slot back, emptied.

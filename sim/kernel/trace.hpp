@@ -12,7 +12,17 @@
 
 #include "lock_impls/port/time.hpp"
 
-#if defined(__x86_64__)
+// Streamed stores are x86-64's, and left out of AddressSanitizer builds (g++ and clang), which
+// check plain stores only.
+#if defined(__SANITIZE_ADDRESS__)
+#define REDLOCK_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define REDLOCK_UNDER_ASAN 1
+#endif
+#endif
+#if defined(__x86_64__) && !defined(REDLOCK_UNDER_ASAN)
+#define REDLOCK_STREAM_TRACE_RECORDS 1
 #include <emmintrin.h>
 #endif
 
@@ -51,10 +61,12 @@ static_assert(sizeof(TraceRecord) == 40 && offsetof(TraceRecord, a) == 8 &&
 // A record is written once and read after the run, if ever: on x86-64 it is streamed past the
 // caches (five 8-byte non-temporal stores, the padding after `kind` written as zeros) instead of
 // pulling a line of fresh memory into them for every 1.6 records. The writing thread reads its
-// own streamed stores in program order; Simulator::run ends with publish_streamed_records(), an
-// sfence, so that whoever reads them next, on any thread, sees them.
+// own streamed stores in program order, and it is the one that reads them (World::result copies
+// them into the run's result before anything is handed to another thread); Simulator::run ends
+// with publish_streamed_records(), an sfence, which with the hand-off's own synchronisation
+// would also let another thread read them after run() returned.
 inline void store_record(TraceRecord* to, const TraceRecord& record) {
-#if defined(__x86_64__)
+#if defined(REDLOCK_STREAM_TRACE_RECORDS)
   auto* out = reinterpret_cast<long long*>(to);
   _mm_stream_si64(out, record.time_ns);
   _mm_stream_si64(out + 1, static_cast<long long>(record.a));
@@ -67,7 +79,7 @@ inline void store_record(TraceRecord* to, const TraceRecord& record) {
 }
 
 inline void publish_streamed_records() {
-#if defined(__x86_64__)
+#if defined(REDLOCK_STREAM_TRACE_RECORDS)
   _mm_sfence();
 #endif
 }

@@ -470,5 +470,31 @@ TEST(Kernel, ADeliveredMessageIsOutOfFlightWhileItsReceiverRuns) {
   EXPECT_FALSE(result.limit_hit());
 }
 
+// A receiver that throws gives its message's slot back: the run goes on after the exception
+// with nothing counted in flight, and the next request is served.
+TEST(Kernel, AReceiverThatThrowsGivesItsMessageBack) {
+  Simulator simulator(9);
+  int calls = 0;
+  auto& server =
+      simulator.add_process<ServerProcess>("server", [&](ServerProcess&, const Message&) -> Reply {
+        if (++calls == 1) throw std::runtime_error("model bug");
+        return Reply::ok();
+      });
+  auto& client = simulator.add_process<TaskProcess>("client");
+  client.set_endpoints({server.id()});
+  Outcome first, second;
+  auto ask = [&]() -> Task<void> {
+    first = co_await client.send(0, make_command("PING"), Duration::from_ms(50));
+    second = co_await client.send(0, make_command("PING"), Duration::from_ms(50));
+  };
+  client.spawn(ask());
+  EXPECT_THROW(simulator.run(), std::runtime_error);
+  EXPECT_EQ(simulator.messages_in_flight(), 0u);
+  simulator.run();
+  EXPECT_EQ(first.kind, OutcomeKind::unknown);
+  EXPECT_EQ(second.kind, OutcomeKind::ok);
+  EXPECT_EQ(simulator.messages_in_flight(), 0u);
+}
+
 }  // namespace
 }  // namespace redlock_sim

@@ -62,6 +62,19 @@ TEST(ReplyList, AssigningOrPushingItsOwnElementIsSafe) {
   const ReplyList& same = list;
   list = same;  // self-assignment keeps the elements
   EXPECT_EQ(list.size(), 41u);
+  Reply copied = nested();
+  copied = copied.elements[2];  // a copy of its own element, taken before the list goes
+  EXPECT_EQ(copied, Reply::array({Reply::status("OK"), Reply::bulk(std::string(20, 'b'))}));
+  Reply inner = nested();
+  inner.elements = inner.elements[2].elements;  // a list assigned a copy of its element's list
+  EXPECT_EQ(inner.elements, ReplyList({Reply::status("OK"), Reply::bulk(std::string(20, 'b'))}));
+}
+
+// A list longer than 2^32 - 1 is refused with an exception, not built with a wrapped capacity.
+TEST(ReplyList, RefusesMoreElementsThanItCanCount) {
+  ReplyList list;
+  EXPECT_THROW(list.reserve(std::size_t{1} << 33), std::length_error);
+  EXPECT_TRUE(list.empty());
 }
 
 TEST(ReplyList, EqualityComparesSizesThenElements) {
