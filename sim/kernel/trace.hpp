@@ -12,15 +12,10 @@
 
 #include "lock_impls/port/time.hpp"
 
-// Streamed stores are x86-64's, and left out of AddressSanitizer builds (g++ and clang), which
-// check plain stores only.
-#if defined(__SANITIZE_ADDRESS__)
-#define REDLOCK_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define REDLOCK_UNDER_ASAN 1
-#endif
-#endif
+#include "sim/kernel/sanitizer.hpp"
+
+// Streamed stores are x86-64's, and left out of AddressSanitizer builds, which check plain
+// stores only.
 #if defined(__x86_64__) && !defined(REDLOCK_UNDER_ASAN)
 #define REDLOCK_STREAM_TRACE_RECORDS 1
 #include <emmintrin.h>

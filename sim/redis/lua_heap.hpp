@@ -20,6 +20,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "sim/kernel/sanitizer.hpp"
+
 namespace redlock_sim {
 
 class LuaHeap {
@@ -75,14 +77,8 @@ class LuaHeap {
   static constexpr std::size_t chunk_bytes_size = 32 * 1024;
   // Under AddressSanitizer every block goes to malloc, so that a use after free inside Lua or
   // the model's C functions is still reported.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(REDLOCK_UNDER_ASAN)
   static constexpr bool pooled = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  static constexpr bool pooled = false;
-#else
-  static constexpr bool pooled = true;
-#endif
 #else
   static constexpr bool pooled = true;
 #endif
