@@ -391,6 +391,15 @@ void RedisEngine::flush_scripts() {
   scripts_->flush();
 }
 
+std::size_t RedisEngine::owed_script_runs() const {
+  return scripts_->owed_runs();
+}
+
+std::size_t RedisEngine::script_memory_after_catch_up() {
+  scripts_->catch_up();
+  return scripts_->memory_bytes;
+}
+
 void RedisEngine::active_expire_cycle(const ExecutionContext& context, Rng& rng,
                                       std::vector<Propagated>& propagate) {
   if (options_.replica) return;

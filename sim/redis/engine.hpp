@@ -154,6 +154,10 @@ class RedisEngine {
   void restore(const std::vector<SnapshotEntry>& entries, Instant wall_now, bool skip_expired);
   // Empties the script cache (a restart loses it).
   void flush_scripts();
+  // Lock-script runs made in C++ and not yet made in Lua (ScriptRunner::catch_up), for tests.
+  std::size_t owed_script_runs() const;
+  // Makes them in Lua now, for tests; the Lua state's memory count, as its allocator counts.
+  std::size_t script_memory_after_catch_up();
   // The BLPOP just executed would block (engine_lists.cpp); taken by the caller, once.
   std::optional<BlockRequest> take_block_request();
   // Keys a push made ready since the last call, in the order first pushed (Redis's ready_keys).

@@ -305,7 +305,10 @@ int redis_call_body(lua_State* lua, bool raise) {
   }
   std::string refusal;
   if (!named) spec = RedisEngine::find_command(argv[0]);
-  const Reply reply = runner.call_from_script(argv, spec, refusal);
+  // A call a native run already made (or a caught-up run's) is answered from its record.
+  const Reply reply = runner.answering_from_records()
+                          ? runner.take_recorded(refusal)
+                          : runner.call_from_script(argv, spec, refusal);
   // Keeps the vector's room (unless a call had many arguments) and frees the strings: no big
   // value stays alive.
   argv.clear();
@@ -892,6 +895,8 @@ void ScriptRunner::close_state() {
     lua_close(lua_);  // its finalizers free what cjson holds outside Lua
   }
   if (lua_ != nullptr && !idle_homes_gone) idle_homes.one_went = true;
+  // Owed runs go with the state: it is restored to the state as built, or closed.
+  forget_owed();
   memory_slack = 0;
   home_.reset();
   heap = nullptr;
@@ -1140,6 +1145,7 @@ void ScriptRunner::build_state() {
 bool ScriptRunner::create_function(const std::string& sha, const std::string& body,
                                    std::string& error) {
   if (functions_.count(sha) != 0) return true;
+  catch_up();  // compiling allocates in Lua: the state must be the one a Lua-only run has
   // Bytecode is parsed as text, as Redis's Lua does (see is_binary_chunk).
   const std::string source = is_binary_chunk(body.data(), body.size()) ? " " + body : body;
   if (luaL_loadbuffer(lua_, source.data(), source.size(), "@user_script") != 0) {
@@ -1149,7 +1155,7 @@ bool ScriptRunner::create_function(const std::string& sha, const std::string& bo
   }
   lua_rawgeti(lua_, LUA_REGISTRYINDEX, environment_ref_);
   lua_setfenv(lua_, -2);
-  functions_.emplace(sha, luaL_ref(lua_, LUA_REGISTRYINDEX));
+  functions_.emplace(sha, Function{luaL_ref(lua_, LUA_REGISTRYINDEX), native_kind(sha)});
   return true;
 }
 
@@ -1191,12 +1197,14 @@ Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
 
 namespace {
 
-void set_array_global(lua_State* lua, std::string_view name, const Command& argv, std::size_t from,
+// `argv`: a Command, or a caught-up run's strings (the same pushes either way).
+template <typename Strings>
+void set_array_global(lua_State* lua, std::string_view name, const Strings& argv, std::size_t from,
                       std::size_t count) {
   lua_pushlstring(lua, name.data(), name.size());
   lua_createtable(lua, static_cast<int>(count), 0);
   for (std::size_t i = 0; i < count; ++i) {
-    const std::string& item = argv[from + i];
+    const auto& item = argv[from + i];
     lua_pushlstring(lua, item.data(), item.size());
     lua_rawseti(lua, -2, static_cast<int>(i + 1));
   }
@@ -1205,13 +1213,73 @@ void set_array_global(lua_State* lua, std::string_view name, const Command& argv
 
 }  // namespace
 
+// ---- Lock scripts run in C++ ----
+//
+// The compare-and-delete and compare-and-PEXPIRE scripts of lock_impls/families/scripts.hpp are
+// a third of an exploration's instructions when Lua runs them. run_native makes the same
+// redis.call calls through call_from_script, in the same order with the same arguments (the
+// command names spelled as the bodies spell them), and computes the reply as the body and the
+// Lua-to-Redis conversion would (a DEL's or PEXPIRE's integer goes through a Lua number). Two
+// things only Lua would have done are made exact separately:
+// - A call that raises (an error reply, a refusal, an argument past the memory budget), or a
+//   reply of a kind the body does not expect, hands the script to Lua: the calls already made
+//   are answered from their records (take_recorded), so Lua's error text, traceback and
+//   everything after are Lua's own, and the engine is called once per call.
+// - What Lua would have allocated (KEYS/ARGV, the replies as Lua values) changes the state's
+//   memory count and its collector's pacing, which a later script can observe. Each native run
+//   is therefore owed to the state (append_owed) and made in Lua, with its recorded replies,
+//   before anything else uses the state (catch_up: another script, compiling one). A state that
+//   goes (end of the world, restart, SCRIPT FLUSH) is restored or closed, so its owed runs go
+//   with it. A native run is made only when Lua could not have run out of memory in it: the
+//   state's count, plus an upper bound of what every owed run and this one allocate, times four
+//   (strings-table and stack growth), stays under the budget less 1 MB (may_run_natively).
+//   The runs stay short (under the count hook's 1000 instructions), so no instruction budget,
+//   busy threshold or SCRIPT KILL can reach them.
+
+namespace {
+
+thread_local bool native_scripts_on = true;
+thread_local std::size_t owed_bytes_on_thread = 0;
+constexpr std::size_t owed_bytes_max = 4u << 20;             // a state's owed runs, encoded
+constexpr std::size_t owed_bytes_on_thread_max = 64u << 20;  // all states' of a thread
+constexpr std::size_t lua_bytes_per_run = 4096;              // tables, stack, globals' slots
+constexpr std::size_t lua_bytes_per_string = 64;             // a string's header, rounded up
+
+uint64_t take_word(const char*& at) {
+  uint64_t word = 0;
+  std::memcpy(&word, at, sizeof word);
+  at += sizeof word;
+  return word;
+}
+
+std::string_view take_text(const char*& at) {
+  const auto size = static_cast<std::size_t>(take_word(at));
+  const std::string_view text(at, size);
+  at += size;
+  return text;
+}
+
+// Writes an owed run in room reserved for it.
+struct OwedWriter {
+  char* at;
+  void word(uint64_t value) {
+    std::memcpy(at, &value, sizeof value);
+    at += sizeof value;
+  }
+  void text(std::string_view value) {
+    word(value.size());
+    std::memcpy(at, value.data(), value.size());
+    at += value.size();
+  }
+};
+
+// A recorded reply: only the kinds a native run goes on from are owed.
+enum : uint64_t { owed_nil = 0, owed_bulk = 1, owed_integer = 2 };
+
+}  // namespace
+
 Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t key_count) {
-  lua_State* lua = lua_;
-  const auto keys = static_cast<std::size_t>(key_count);
-  set_array_global(lua, "KEYS", call.argv, 3, keys);
-  set_array_global(lua, "ARGV", call.argv, 3 + keys, call.argv.size() - 3 - keys);
-  lua_rawgeti(lua, LUA_REGISTRYINDEX, error_handler_ref_);
-  lua_rawgeti(lua, LUA_REGISTRYINDEX, functions_.at(sha));
+  const Function& function = functions_.at(sha);
   current_ = &call;
   effects_.clear();
   replication_flags = 3;
@@ -1232,9 +1300,35 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
   } else {
     busy_at_ = UINT64_MAX;  // stop_at_ is the SCRIPT KILL's (kill_last)
   }
-  lua_sethook(lua, count_hook, LUA_MASKCOUNT, hook_period_instructions);
-  const int status = lua_pcall(lua, 0, 1, -2);
-  lua_sethook(lua, nullptr, 0, 0);
+  Reply reply;
+  NativeRun native = NativeRun::not_run;
+  if (function.native != Native::none && native_scripts_on && !replaying_) {
+    native = run_native(function, call, key_count, reply);
+  }
+  int status = 0;
+  lua_State* lua = lua_;
+  if (native != NativeRun::done) {
+    catch_up();
+    if (native == NativeRun::partly) {
+      // Lua makes the calls the native run made again, answered from their records; what they
+      // count against the memory budget it counts again too.
+      argument_bytes = 0;
+      answering_ = &prefix_;
+      answered_ = 0;
+    }
+    const auto keys = static_cast<std::size_t>(key_count);
+    set_array_global(lua, "KEYS", call.argv, 3, keys);
+    set_array_global(lua, "ARGV", call.argv, 3 + keys, call.argv.size() - 3 - keys);
+    lua_rawgeti(lua, LUA_REGISTRYINDEX, error_handler_ref_);
+    lua_rawgeti(lua, LUA_REGISTRYINDEX, function.ref);
+    lua_sethook(lua, count_hook, LUA_MASKCOUNT, hook_period_instructions);
+    status = lua_pcall(lua, 0, 1, -2);
+    lua_sethook(lua, nullptr, 0, 0);
+    // The Lua body made at least the calls the native run made, in the same order.
+    SIM_ASSERT(answering_ == nullptr || answered_ == answering_->size());
+    answering_ = nullptr;
+    prefix_.clear();
+  }
   // Reading the result runs outside any protected call, where a failed allocation (growing the
   // Lua stack for a deep reply) would abort: a little room past the budget covers it.
   memory_slack = 1u << 20;
@@ -1245,11 +1339,12 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
   record.busy = busy_;
   record.capped = killing && !replaying_;
   if (busy_) ++engine_.script_limits_.busy;
-  Reply reply;
   if (killing && !replaying_) {
     ++(wrote ? engine_.script_limits_.unkillable : engine_.script_limits_.killed);
   }
-  if (status == LUA_ERRMEM) {
+  if (native == NativeRun::done) {
+    // `reply` is the script's.
+  } else if (status == LUA_ERRMEM) {
     // Real Redis has no such limit (it would exhaust the machine); the model reports it.
     ++engine_.script_limits_.out_of_memory;
     reply = Reply::error("ERR Error running script " + sha + ", out of the model's Lua memory (" +
@@ -1277,7 +1372,7 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
                            std::to_string(memory_bytes_max()) + " bytes)");
     }
   }
-  lua_settop(lua, 0);
+  if (native != NativeRun::done) lua_settop(lua, 0);
   memory_slack = 0;
   // The script's writes go out as its effects, atomically when there are several.
   if (effects_.size() > 1) call.propagate.push_back(Propagated{make_command("MULTI")});
@@ -1286,6 +1381,206 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
   if (effects_.size() > 1) call.propagate.push_back(Propagated{make_command("EXEC")});
   effects_.clear();
   return reply;
+}
+
+void ScriptRunner::run_known_scripts_natively(bool native) {
+  native_scripts_on = native;
+}
+
+ScriptRunner::Native ScriptRunner::native_kind(std::string_view sha) {
+  // The SHA-1 of lock_impls/families/scripts.hpp's bodies (tests/unit/native_scripts_test.cpp
+  // checks them against the texts).
+  if (sha == "6218090d6212d1293589b15ca6ac1a5ad5f66cb6") return Native::delete_if_value;
+  if (sha == "0ffc526cdc6169f716c6d18443b77c025a082930") {
+    return Native::delete_if_value_or_report_missing;
+  }
+  if (sha == "7e4fc0fd36b8e3fd48ee0ede3d1bdb6e4880b281") return Native::pexpire_if_value;
+  return Native::none;
+}
+
+bool ScriptRunner::may_run_natively(std::size_t run_bytes) const {
+  constexpr std::size_t margin = 1u << 20;
+  const std::size_t max = memory_bytes_max();
+  if (max <= margin) return false;
+  const std::size_t bound = memory_bytes + owed_lua_bytes_ + run_bytes;
+  return bound <= (max - margin) / 4;
+}
+
+const Reply* ScriptRunner::native_call(const RedisEngine::CommandSpec* spec, std::string_view name,
+                                       const std::string& key, const std::string* argument,
+                                       std::size_t& run_bytes) {
+  if ((spec->flags & command_write) != 0) {
+    // redis_call_body's count of what a script hands to write commands; past the budget Lua
+    // raises before the call.
+    argument_bytes += key.size() + (argument != nullptr ? argument->size() : 0);
+    if (argument_bytes > memory_bytes_max()) return nullptr;
+  }
+  Command& argv = call_argv;
+  argv.clear();
+  argv.emplace_back(name);
+  argv.push_back(key);
+  if (argument != nullptr) argv.push_back(*argument);
+  std::string refusal;
+  Reply reply = call_from_script(argv, spec, refusal);
+  argv.clear();
+  prefix_.push_back(RecordedCall{std::move(reply), std::move(refusal)});
+  const RecordedCall& made = prefix_.back();
+  if (!made.refusal.empty() || made.reply.is_error()) return nullptr;
+  run_bytes += made.reply.text.size() + lua_bytes_per_string;
+  if (!may_run_natively(run_bytes)) return nullptr;
+  return &made.reply;
+}
+
+ScriptRunner::NativeRun ScriptRunner::run_native(const Function& function, RedisEngine::Call& call,
+                                                 int64_t key_count, Reply& reply) {
+  const Command& argv = call.argv;
+  const auto keys = static_cast<std::size_t>(key_count);
+  const std::size_t args = argv.size() - 3 - keys;
+  const std::size_t args_needed = function.native == Native::pexpire_if_value ? 2 : 1;
+  // A missing KEYS[1] or ARGV[n] is a nil argument, which redis.call refuses: Lua's to tell.
+  if (keys < 1 || args < args_needed) return NativeRun::not_run;
+  if (owed_.size() >= owed_bytes_max || owed_bytes_on_thread >= owed_bytes_on_thread_max) {
+    catch_up();
+  }
+  std::size_t run_bytes = lua_bytes_per_run;
+  for (std::size_t j = 3; j < argv.size(); ++j)
+    run_bytes += argv[j].size() + lua_bytes_per_string;
+  if (!may_run_natively(run_bytes)) return NativeRun::not_run;
+  static const RedisEngine::CommandSpec* const get = RedisEngine::find_command("GET");
+  static const RedisEngine::CommandSpec* const del = RedisEngine::find_command("DEL");
+  static const RedisEngine::CommandSpec* const pexpire = RedisEngine::find_command("PEXPIRE");
+  const std::string& key = argv[3];
+  const std::string& value = argv[3 + keys];
+  prefix_.clear();
+  prefix_.reserve(2);  // `current` points into it until the second call
+  const Reply* current = native_call(get, "GET", key, nullptr, run_bytes);
+  if (current == nullptr) return NativeRun::partly;
+  const bool missing = current->type == ReplyType::nil || current->type == ReplyType::nil_array;
+  if (!missing && current->type != ReplyType::bulk) return NativeRun::partly;
+  const bool ours = !missing && current->text == value;
+  if (function.native == Native::delete_if_value_or_report_missing && missing) {
+    reply = Reply::integer_reply(-1);
+  } else if (!ours) {
+    reply = Reply::integer_reply(0);
+  } else {
+    const bool expire = function.native == Native::pexpire_if_value;
+    const Reply* done = expire ? native_call(pexpire, "PEXPIRE", key, &argv[4 + keys], run_bytes)
+                               : native_call(del, "DEL", key, nullptr, run_bytes);
+    if (done == nullptr || done->type != ReplyType::integer) return NativeRun::partly;
+    // The integer went through a Lua number.
+    reply = Reply::integer_reply(truncate_number(static_cast<lua_Number>(done->integer)));
+  }
+  append_owed(function, argv, key_count, run_bytes);
+  prefix_.clear();
+  return NativeRun::done;
+}
+
+void ScriptRunner::append_owed(const Function& function, const Command& argv, int64_t key_count,
+                               std::size_t run_bytes) {
+  constexpr std::size_t word = sizeof(uint64_t);
+  std::size_t size = 4 * word;
+  for (std::size_t j = 3; j < argv.size(); ++j)
+    size += word + argv[j].size();
+  for (const RecordedCall& made : prefix_)
+    size += 2 * word + (made.reply.type == ReplyType::bulk ? made.reply.text.size() : 0);
+  const std::size_t before = owed_.size();
+  if (owed_.capacity() < before + size)
+    owed_.reserve(std::max(2 * owed_.capacity(), before + size));
+  owed_.resize(before + size);
+  OwedWriter out{owed_.data() + before};
+  out.word(static_cast<uint64_t>(function.ref));
+  out.word(static_cast<uint64_t>(key_count));
+  out.word(argv.size() - 3);
+  for (std::size_t j = 3; j < argv.size(); ++j)
+    out.text(argv[j]);
+  out.word(prefix_.size());
+  for (const RecordedCall& made : prefix_) {
+    if (made.reply.type == ReplyType::integer) {
+      out.word(owed_integer);
+      out.word(static_cast<uint64_t>(made.reply.integer));
+    } else if (made.reply.type == ReplyType::bulk) {
+      out.word(owed_bulk);
+      out.text(made.reply.text);
+    } else {
+      out.word(owed_nil);
+      out.word(0);
+    }
+  }
+  SIM_ASSERT(out.at == owed_.data() + owed_.size());
+  owed_bytes_on_thread += size;
+  owed_lua_bytes_ += run_bytes;
+  ++owed_runs_;
+}
+
+void ScriptRunner::forget_owed() {
+  owed_bytes_on_thread -= std::min(owed_bytes_on_thread, owed_.size());
+  owed_.clear();
+  owed_.shrink_to_fit();
+  owed_runs_ = 0;
+  owed_lua_bytes_ = 0;
+}
+
+Reply ScriptRunner::take_recorded(std::string& refusal) {
+  const RecordedCall& made = (*answering_)[answered_++];
+  refusal = made.refusal;
+  return made.reply;
+}
+
+void ScriptRunner::catch_up() {
+  if (owed_runs_ == 0) return;
+  // A caught-up run touches only the Lua state: the running script's fields stay as they are.
+  const std::size_t argument_bytes_kept = argument_bytes;
+  const uint64_t instructions_kept = instructions_used;
+  const std::size_t slack_kept = memory_slack;
+  const std::vector<RecordedCall>* answering_kept = answering_;
+  const std::size_t answered_kept = answered_;
+  lua_State* lua = lua_;
+  std::vector<std::string_view> strings;
+  const char* at = owed_.data();
+  const char* const end = at + owed_.size();
+  while (at < end) {
+    const auto ref = static_cast<int>(take_word(at));
+    const auto keys = static_cast<std::size_t>(take_word(at));
+    strings.resize(static_cast<std::size_t>(take_word(at)));
+    for (std::string_view& text : strings)
+      text = take_text(at);
+    caught_up_calls_.resize(static_cast<std::size_t>(take_word(at)));
+    for (RecordedCall& made : caught_up_calls_) {
+      const uint64_t kind = take_word(at);
+      if (kind == owed_integer) {
+        made.reply = Reply::integer_reply(static_cast<int64_t>(take_word(at)));
+      } else if (kind == owed_bulk) {
+        made.reply = Reply::bulk(take_text(at));
+      } else {
+        take_word(at);
+        made.reply = Reply{};
+      }
+      made.refusal.clear();
+    }
+    // As run() does it, step for step.
+    memory_slack = 0;
+    argument_bytes = 0;
+    set_array_global(lua, "KEYS", strings, 0, keys);
+    set_array_global(lua, "ARGV", strings, keys, strings.size() - keys);
+    lua_rawgeti(lua, LUA_REGISTRYINDEX, error_handler_ref_);
+    lua_rawgeti(lua, LUA_REGISTRYINDEX, ref);
+    answering_ = &caught_up_calls_;
+    answered_ = 0;
+    lua_sethook(lua, count_hook, LUA_MASKCOUNT, hook_period_instructions);
+    const int status = lua_pcall(lua, 0, 1, -2);
+    lua_sethook(lua, nullptr, 0, 0);
+    SIM_ASSERT(status == 0 && answered_ == caught_up_calls_.size());
+    memory_slack = 1u << 20;
+    Reply ignored;
+    SIM_ASSERT(lua_to_reply(lua, memory_bytes_max(), ignored));
+    lua_settop(lua, 0);
+  }
+  forget_owed();
+  argument_bytes = argument_bytes_kept;
+  instructions_used = instructions_kept;
+  memory_slack = slack_kept;
+  answering_ = answering_kept;
+  answered_ = answered_kept;
 }
 
 Reply ScriptRunner::call_from_script(const Command& argv, const RedisEngine::CommandSpec* spec,

@@ -16,10 +16,12 @@
 //   script's writes are propagated one by one, in MULTI/EXEC when there are several.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/redis/engine.hpp"
@@ -50,12 +52,24 @@ class ScriptRunner {
   static std::size_t states_with_image();  // on all threads, for tests
   // States given back after a full collection (a cjson instance may have been made), for tests.
   static std::size_t states_collected();
+  // Known lock scripts run in C++ with their runs owed to the Lua state (see run_native in
+  // scripting.cpp); off, every script runs in Lua. Per thread; on by default.
+  static void run_known_scripts_natively(bool native);
+  // Runs owed to this runner's Lua state, for tests; catch_up() pays them.
+  std::size_t owed_runs() const { return owed_runs_; }
+  void catch_up();
 
   // Used by the Lua C functions (scripting.cpp).
   // `spec` is RedisEngine::find_command(argv[0]), which the caller already looked up.
   Reply call_from_script(const Command& argv, const RedisEngine::CommandSpec* spec,
                          std::string& refusal);
-  Command call_argv;              // redis.call's arguments, a buffer kept from call to call
+  Command call_argv;  // redis.call's arguments, a buffer kept from call to call
+  // A redis.call answered from a record instead of the engine: a call a native run made before
+  // it handed its script to Lua, or a call of a run being caught up.
+  bool answering_from_records() const {
+    return answering_ != nullptr && answered_ < answering_->size();
+  }
+  Reply take_recorded(std::string& refusal);
   std::string last_raised_error;  // text raised by redis.call, recognised by the error handler
   int replication_flags = 3;      // redis.set_repl: 1 AOF, 2 replicas, 3 both, 0 none
   // The running script's budget (EngineOptions::script_instructions_max): VM instructions counted
@@ -86,6 +100,38 @@ class ScriptRunner {
   bool create_function(const std::string& sha, const std::string& body, std::string& error);
   Reply run(RedisEngine::Call& call, const std::string& sha, int64_t key_count);
   Reply call_engine(const Command& argv, const RedisEngine::CommandSpec* spec);
+
+  // The lock scripts run in C++ (by SHA-1; scripting.cpp says which and why that is exact).
+  enum class Native : uint8_t {
+    none,
+    delete_if_value,
+    delete_if_value_or_report_missing,
+    pexpire_if_value
+  };
+  struct Function {
+    int ref = 0;  // registry reference of the compiled body
+    Native native = Native::none;
+  };
+  // What a native run did: all of it (`reply` is the script's), nothing (the script runs in
+  // Lua), or part (the calls made are in prefix_, the rest runs in Lua).
+  enum class NativeRun : uint8_t { done, not_run, partly };
+  NativeRun run_native(const Function& function, RedisEngine::Call& call, int64_t key_count,
+                       Reply& reply);
+  // One redis.call made by a native run, as the Lua body makes it (recorded in prefix_); null
+  // when the run must go on in Lua: the call raised, or was not made (Lua would raise first), or
+  // Lua could not be shown to have room for its reply.
+  const Reply* native_call(const RedisEngine::CommandSpec* spec, std::string_view name,
+                           const std::string& key, const std::string* argument,
+                           std::size_t& run_bytes);
+  bool may_run_natively(std::size_t run_bytes) const;
+  static Native native_kind(std::string_view sha);
+  void append_owed(const Function& function, const Command& argv, int64_t key_count,
+                   std::size_t run_bytes);
+  void forget_owed();
+  struct RecordedCall {
+    Reply reply;
+    std::string refusal;
+  };
   void note_busy();  // the running script just passed busy_instructions()
 
   // What running the last script again up to a SCRIPT KILL needs, kept once it went busy
@@ -113,8 +159,19 @@ class ScriptRunner {
 
   RedisEngine& engine_;
   lua_State* lua_ = nullptr;
-  std::unique_ptr<LuaStateHome> home_;    // where lua_ lives
-  std::map<std::string, int> functions_;  // sha -> registry reference
+  std::unique_ptr<LuaStateHome> home_;         // where lua_ lives
+  std::map<std::string, Function> functions_;  // by SHA-1
+  // Native runs not yet made in Lua, encoded (scripting.cpp: append_owed / catch_up), and an
+  // upper bound of what making them would allocate in Lua.
+  std::string owed_;
+  std::size_t owed_runs_ = 0;
+  std::size_t owed_lua_bytes_ = 0;
+  // redis.call answers taken from records: the calls a native run made before it handed the
+  // script to Lua, or a run being caught up.
+  std::vector<RecordedCall> prefix_;
+  std::vector<RecordedCall> caught_up_calls_;
+  const std::vector<RecordedCall>* answering_ = nullptr;
+  std::size_t answered_ = 0;
   // Script body -> its SHA-1, so a repeated EVAL of the same body does not hash it again
   // (bounded by the script cache: cleared with it).
   std::map<std::string, std::string, std::less<>> sha_of_body_;

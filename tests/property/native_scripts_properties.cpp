@@ -1,0 +1,132 @@
+// The lock scripts run in C++ (sim/redis/scripting.cpp, "Lock scripts run in C++") are the Lua
+// scripts to anything that can tell: over generated command sequences, an engine running them in
+// C++ and one running every script in Lua give the same replies, the same effects to replicas and
+// the AOF, and the same Lua state (its memory count, read by a script, after the runs owed to it
+// are made). Sequences mix lock-script runs with keys of the wrong type, expiries, time passing,
+// missing keys and arguments, SCRIPT FLUSH, other scripts, a replica refusing writes and a small
+// Lua memory budget.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "lock_impls/families/scripts.hpp"
+#include "sim/redis/engine.hpp"
+#include "sim/redis/scripting.hpp"
+
+namespace redlock_sim {
+namespace {
+
+const Script* const lock_scripts[] = {&scripts::delete_if_value,
+                                      &scripts::delete_if_value_or_report_missing,
+                                      &scripts::pexpire_if_value};
+
+// A script that is not one of them: it reads the Lua state's memory count and leaves garbage.
+constexpr const char* probe = R"(
+  local count = collectgarbage('count')
+  local garbage = {}
+  for i = 1, 40 do garbage[i] = ARGV[1] .. i end
+  return tostring(count))";
+
+struct Side {
+  explicit Side(EngineOptions options) : engine(std::move(options)) {}
+  RedisEngine engine;
+  std::vector<Reply> replies;
+  std::vector<Propagated> propagated;
+};
+
+// One step: what, on which key, with which value, and a number (a TTL, a script, a count).
+using Step = std::tuple<int, int, int, int>;
+
+Command step_command(const Step& step, int64_t& now_ms, bool& from_master) {
+  const auto [what, key_index, value_index, number] = step;
+  const std::string key = "lock:" + std::to_string(key_index % 3);
+  const std::string value = "token-" + std::to_string(value_index % 3) + "-of-twenty-bytes";
+  from_master = false;
+  switch (what % 9) {
+    case 0:
+      from_master = true;  // on a replica, the master's write
+      return make_command("SET", key, value, "PX", std::to_string(1 + number % 3000));
+    case 1:
+      from_master = true;
+      return make_command("SET", key, value);
+    case 2:
+      from_master = true;
+      return make_command("LPUSH", key, value);  // a key of the wrong type
+    case 3:
+      now_ms += number % 2500;  // time passes (expiries), then a read
+      return make_command("GET", key);
+    case 4:
+      return make_command("EVAL", probe, "0", value);
+    case 5:
+      return make_command("SCRIPT", "FLUSH");
+    default: {
+      // A lock script, by body or digest, with 0-2 keys and 0-3 arguments.
+      const Script& script = *lock_scripts[number % 3];
+      const bool by_sha = (number / 3) % 2 == 1;
+      const int keys = (number / 6) % 4 == 0 ? 0 : (number / 6) % 4 == 3 ? 2 : 1;
+      const int args = (number / 24) % 4;
+      Command command{by_sha ? "EVALSHA" : "EVAL",
+                      by_sha ? script_sha1(script.text) : std::string(script.text),
+                      std::to_string(keys)};
+      for (int k = 0; k < keys; ++k)
+        command.push_back(k == 0 ? key : "other");
+      for (int a = 0; a < args; ++a)
+        command.push_back(a == 0 ? value : a == 1 ? std::to_string(100 + number % 900) : "0");
+      return command;
+    }
+  }
+}
+
+void run_both(const std::vector<Step>& steps, EngineOptions options) {
+  ScriptRunner::reuse_states(false);  // both states built new: the same memory count
+  Side native(options);
+  Side lua(options);
+  int64_t now_ms = 1'767'225'600'000;
+  std::size_t owed = 0;
+  for (const Step& step : steps) {
+    bool from_master = false;
+    const Command command = step_command(step, now_ms, from_master);
+    const ExecutionContext context{Instant::from_ms(now_ms), from_master};
+    ScriptRunner::run_known_scripts_natively(true);
+    native.replies.push_back(native.engine.execute(command, context, native.propagated));
+    owed = std::max(owed, native.engine.owed_script_runs());
+    ScriptRunner::run_known_scripts_natively(false);
+    lua.replies.push_back(lua.engine.execute(command, context, lua.propagated));
+    RC_ASSERT(native.replies.back() == lua.replies.back());
+  }
+  RC_ASSERT(native.propagated == lua.propagated);
+  RC_ASSERT(lua.engine.owed_script_runs() == 0u);
+  RC_ASSERT(native.engine.script_memory_after_catch_up() ==
+            lua.engine.script_memory_after_catch_up());
+  RC_TAG(owed > 0 ? "some runs owed" : "none owed");
+  ScriptRunner::run_known_scripts_natively(true);
+  ScriptRunner::reuse_states(true);
+}
+
+std::vector<Step> steps() {
+  return *rc::gen::container<std::vector<Step>>(
+      rc::gen::tuple(rc::gen::inRange(0, 16), rc::gen::inRange(0, 3), rc::gen::inRange(0, 3),
+                     rc::gen::inRange(0, 100'000)));
+}
+
+RC_GTEST_PROP(NativeScripts, OnAMasterTheyAreTheLuaScripts, ()) {
+  run_both(steps(), EngineOptions{});
+}
+
+RC_GTEST_PROP(NativeScripts, OnAReplicaTheyAreTheLuaScripts, ()) {
+  run_both(steps(), EngineOptions{.replica = true});
+}
+
+// Under 4 MB the runner cannot show Lua would have had room: every run is made in Lua, and
+// a 6 MB budget lets a few runs be owed before one must be made in Lua.
+RC_GTEST_PROP(NativeScripts, UnderASmallMemoryBudgetTheyAreTheLuaScripts, ()) {
+  const std::size_t budget = *rc::gen::element<std::size_t>(1u << 20, 4u << 20, 6u << 20);
+  run_both(steps(), EngineOptions{.script_memory_bytes_max = budget});
+}
+
+}  // namespace
+}  // namespace redlock_sim

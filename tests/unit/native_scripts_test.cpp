@@ -1,0 +1,85 @@
+// The lock scripts lock_impls sends most (compare-and-delete, redsync's delete, compare-and-
+// PEXPIRE) run in C++ with their runs owed to the Lua state (sim/redis/scripting.cpp); the
+// property tests (tests/property/native_scripts_properties.cpp) check they are the Lua scripts
+// to anything that can tell. Here: they are recognised by their digests, owed runs are made in
+// Lua before another script runs, and a run whose Lua body would raise is Lua's.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "lock_impls/families/scripts.hpp"
+#include "sim/redis/engine.hpp"
+#include "sim/redis/scripting.hpp"
+
+namespace redlock_sim {
+namespace {
+
+constexpr int64_t now_ms = 1'767'225'600'000;
+
+struct Harness {
+  RedisEngine engine;
+  std::vector<Propagated> propagated;
+  Reply run(const Command& command) {
+    return engine.execute(command, ExecutionContext{Instant::from_ms(now_ms)}, propagated);
+  }
+};
+
+Command eval(const Script& script, const std::vector<std::string>& keys_then_args,
+             std::size_t keys = 1) {
+  Command command{"EVAL", std::string(script.text), std::to_string(keys)};
+  command.insert(command.end(), keys_then_args.begin(), keys_then_args.end());
+  return command;
+}
+
+TEST(NativeScripts, TheLockScriptsRunInCppAndAreOwedToLua) {
+  Harness h;
+  // Compiling a script uses the Lua state too: all three first.
+  for (const Script* script : {&scripts::pexpire_if_value, &scripts::delete_if_value,
+                               &scripts::delete_if_value_or_report_missing}) {
+    h.run(make_command("SCRIPT", "LOAD", std::string(script->text)));
+  }
+  h.run(make_command("SET", "lock", "mine", "PX", "10000"));
+  EXPECT_TRUE(h.run(eval(scripts::pexpire_if_value, {"lock", "mine", "20000"})).is_integer(1));
+  EXPECT_TRUE(h.run(eval(scripts::delete_if_value, {"lock", "theirs"})).is_integer(0));
+  EXPECT_TRUE(h.run(eval(scripts::delete_if_value, {"lock", "mine"})).is_integer(1));
+  EXPECT_TRUE(
+      h.run(eval(scripts::delete_if_value_or_report_missing, {"lock", "mine"})).is_integer(-1));
+  EXPECT_EQ(h.engine.owed_script_runs(), 4u);
+  // Another script uses the Lua state: the owed runs are made first.
+  EXPECT_TRUE(h.run(make_command("EVAL", "return 7", "0")).is_integer(7));
+  EXPECT_EQ(h.engine.owed_script_runs(), 0u);
+  // The DEL went to replicas and the AOF as the script's effect.
+  ASSERT_FALSE(h.propagated.empty());
+  EXPECT_EQ(h.propagated.back().command, make_command("DEL", "lock"));
+}
+
+TEST(NativeScripts, ARunWhoseLuaBodyRaisesIsLuas) {
+  std::vector<Reply> replies;
+  for (const bool native : {true, false}) {
+    ScriptRunner::run_known_scripts_natively(native);
+    Harness h;
+    h.run(make_command("LPUSH", "lock", "x"));
+    replies.push_back(h.run(eval(scripts::delete_if_value, {"lock", "mine"})));
+    replies.push_back(h.run(eval(scripts::delete_if_value, {}, 0)));  // KEYS[1] is nil
+    EXPECT_EQ(h.engine.owed_script_runs(), 0u);
+  }
+  ScriptRunner::run_known_scripts_natively(true);
+  ASSERT_TRUE(replies[0].is_error());
+  EXPECT_NE(replies[0].text.find("WRONGTYPE"), std::string::npos) << replies[0].text;
+  EXPECT_EQ(replies[0], replies[2]);
+  ASSERT_TRUE(replies[1].is_error());
+  EXPECT_EQ(replies[1], replies[3]);
+}
+
+TEST(NativeScripts, SCRIPTFLUSHDropsTheOwedRunsWithTheState) {
+  Harness h;
+  h.run(make_command("SET", "lock", "mine"));
+  h.run(eval(scripts::delete_if_value, {"lock", "theirs"}));
+  EXPECT_EQ(h.engine.owed_script_runs(), 1u);
+  h.run(make_command("SCRIPT", "FLUSH"));
+  EXPECT_EQ(h.engine.owed_script_runs(), 0u);
+}
+
+}  // namespace
+}  // namespace redlock_sim
