@@ -833,6 +833,82 @@ void keep_encode_buffer(lua_State* lua, bool keep) {
 
 }  // namespace
 
+// ---- Lock scripts run in C++ ----
+//
+// The compare-and-delete and compare-and-PEXPIRE scripts of lock_impls/families/scripts.hpp are
+// a third of an exploration's instructions when Lua runs them. run_native makes the same
+// redis.call calls through call_from_script, in the same order with the same arguments (the
+// command names spelled as the bodies spell them), and computes the reply as the body and the
+// Lua-to-Redis conversion would (a DEL's or PEXPIRE's integer goes through a Lua number). Two
+// things only Lua would have done are made exact separately:
+// - A call that raises (an error reply, a refusal, an argument past the memory budget), or a
+//   reply of a kind the body does not expect, hands the script to Lua: the calls already made
+//   are answered from their records (take_recorded), so Lua's error text, traceback and
+//   everything after are Lua's own, and the engine is called once per call.
+// - What Lua would have allocated (KEYS/ARGV, the replies as Lua values) changes the state's
+//   memory count and its collector's pacing, which a later script can observe. Each native run
+//   is therefore owed to the state (append_owed) and made in Lua, with its recorded replies,
+//   before anything else uses the state (catch_up: another script, compiling one). A state that
+//   goes (end of the world, restart, SCRIPT FLUSH) is restored or closed, so its owed runs go
+//   with it. A native run is made only when Lua could not have run out of memory in it: the
+//   state's count, plus an upper bound of what every owed run and this one allocate, times four
+//   (strings-table and stack growth), stays under the budget less 1 MB (may_run_natively).
+//   The runs stay short (under the count hook's 1000 instructions), so no instruction budget,
+//   busy threshold or SCRIPT KILL can reach them.
+
+namespace {
+
+thread_local bool native_scripts_on = true;
+thread_local std::size_t owed_bytes_on_thread = 0;
+constexpr std::size_t owed_bytes_max = 4u << 20;             // a state's owed runs, encoded
+constexpr std::size_t owed_bytes_on_thread_max = 64u << 20;  // all states' of a thread
+constexpr std::size_t lua_bytes_per_run = 4096;              // tables, stack, globals' slots
+constexpr std::size_t lua_bytes_per_string = 64;             // a string's header, rounded up
+// What a state as built holds at most (about 80 KB; open_state checks it), counted for a state
+// not yet opened.
+constexpr std::size_t state_as_built_bytes_max = 1u << 20;
+
+// An upper bound of what compiling a body of `size` bytes allocates in Lua (the function, its
+// constants and code, the lexer's buffer).
+std::size_t compile_lua_bytes(std::size_t size) {
+  return (64u << 10) + 32 * size;
+}
+
+uint64_t take_word(const char*& at) {
+  uint64_t word = 0;
+  std::memcpy(&word, at, sizeof word);
+  at += sizeof word;
+  return word;
+}
+
+std::string_view take_text(const char*& at) {
+  const auto size = static_cast<std::size_t>(take_word(at));
+  const std::string_view text(at, size);
+  at += size;
+  return text;
+}
+
+// Writes an owed run in room reserved for it.
+struct OwedWriter {
+  char* at;
+  void word(uint64_t value) {
+    std::memcpy(at, &value, sizeof value);
+    at += sizeof value;
+  }
+  void text(std::string_view value) {
+    word(value.size());
+    std::memcpy(at, value.data(), value.size());
+    at += value.size();
+  }
+};
+
+// A recorded reply: only the kinds a native run goes on from are owed.
+enum : uint64_t { owed_nil = 0, owed_bulk = 1, owed_integer = 2 };
+// What an owed entry is: a run, or a lock script's body to compile.
+enum : uint64_t { owed_run = 0, owed_compile = 1 };
+
+}  // namespace
+
 void ScriptRunner::reuse_states(bool reuse) {
   idle_homes.reuse = reuse;
   if (!reuse) {
@@ -856,7 +932,8 @@ std::size_t ScriptRunner::states_collected() {
 ScriptRunner::ScriptRunner(RedisEngine& engine) : engine_(engine) {
   // The server's redisLrand48 state before any seeding; SCRIPT FLUSH keeps it, as Redis's does.
   random_state = 0x1234ABCD330EULL;
-  open_state();
+  // The Lua state is opened when first used (catch_up): a node that only runs the lock scripts
+  // in C++ never needs one.
 }
 
 ScriptRunner::~ScriptRunner() {
@@ -906,8 +983,7 @@ void ScriptRunner::close_state() {
 }
 
 void ScriptRunner::flush() {
-  close_state();
-  open_state();
+  close_state();  // the next use opens a state as built (catch_up)
 }
 
 bool ScriptRunner::spend(uint64_t instructions) {
@@ -950,7 +1026,7 @@ Reply ScriptRunner::kill_last(uint64_t instructions, std::vector<Propagated>& pr
                          rerun.from_master, false,        propagate};
   replaying_ = true;
   stop_at_ = instructions;
-  Reply reply = run(call, rerun.sha, rerun.key_count);
+  Reply reply = run(call, rerun.sha, rerun.key_count, functions_.at(rerun.sha));
   replaying_ = false;
   return reply;
 }
@@ -971,6 +1047,7 @@ void ScriptRunner::open_state() {
     environment_ref_ = home_->environment_ref;
     error_handler_ref_ = home_->error_handler_ref;
     keep_encode_buffer(lua_, true);
+    SIM_ASSERT(memory_bytes <= state_as_built_bytes_max);
     return;
   }
   const bool image = LuaHeap::pooled && idle_homes.reuse && idle_homes.one_went &&
@@ -989,6 +1066,7 @@ void ScriptRunner::open_state() {
     home_->error_handler_ref = error_handler_ref_;
     keep_encode_buffer(lua_, true);
   }
+  SIM_ASSERT(memory_bytes <= state_as_built_bytes_max);
 }
 
 void ScriptRunner::build_state() {
@@ -1145,6 +1223,15 @@ void ScriptRunner::build_state() {
 bool ScriptRunner::create_function(const std::string& sha, const std::string& body,
                                    std::string& error) {
   if (functions_.count(sha) != 0) return true;
+  const Native native = native_kind(sha);
+  if (native != Native::none && native_scripts_on &&
+      may_run_natively(compile_lua_bytes(body.size()))) {
+    // A lock script's body compiles when the state is next used, in its place among the owed
+    // runs (it is one of the known texts: it compiles).
+    Function& function = functions_.emplace(sha, Function{0, native}).first->second;
+    append_owed_compile(function, body);
+    return true;
+  }
   catch_up();  // compiling allocates in Lua: the state must be the one a Lua-only run has
   // Bytecode is parsed as text, as Redis's Lua does (see is_binary_chunk).
   const std::string source = is_binary_chunk(body.data(), body.size()) ? " " + body : body;
@@ -1155,7 +1242,7 @@ bool ScriptRunner::create_function(const std::string& sha, const std::string& bo
   }
   lua_rawgeti(lua_, LUA_REGISTRYINDEX, environment_ref_);
   lua_setfenv(lua_, -2);
-  functions_.emplace(sha, Function{luaL_ref(lua_, LUA_REGISTRYINDEX), native_kind(sha)});
+  functions_.emplace(sha, Function{luaL_ref(lua_, LUA_REGISTRYINDEX), native});
   return true;
 }
 
@@ -1187,12 +1274,14 @@ Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
     }
     sha = &known->second;
   }
-  if (functions_.count(*sha) == 0) {
+  auto found = functions_.find(*sha);
+  if (found == functions_.end()) {
     if (by_sha) return Reply::error("NOSCRIPT No matching script. Please use EVAL.");
     std::string error;
     if (!create_function(*sha, call.argv[1], error)) return Reply::error(error);
+    found = functions_.find(*sha);
   }
-  return run(call, *sha, key_count);
+  return run(call, found->first, key_count, found->second);
 }
 
 namespace {
@@ -1213,73 +1302,8 @@ void set_array_global(lua_State* lua, std::string_view name, const Strings& argv
 
 }  // namespace
 
-// ---- Lock scripts run in C++ ----
-//
-// The compare-and-delete and compare-and-PEXPIRE scripts of lock_impls/families/scripts.hpp are
-// a third of an exploration's instructions when Lua runs them. run_native makes the same
-// redis.call calls through call_from_script, in the same order with the same arguments (the
-// command names spelled as the bodies spell them), and computes the reply as the body and the
-// Lua-to-Redis conversion would (a DEL's or PEXPIRE's integer goes through a Lua number). Two
-// things only Lua would have done are made exact separately:
-// - A call that raises (an error reply, a refusal, an argument past the memory budget), or a
-//   reply of a kind the body does not expect, hands the script to Lua: the calls already made
-//   are answered from their records (take_recorded), so Lua's error text, traceback and
-//   everything after are Lua's own, and the engine is called once per call.
-// - What Lua would have allocated (KEYS/ARGV, the replies as Lua values) changes the state's
-//   memory count and its collector's pacing, which a later script can observe. Each native run
-//   is therefore owed to the state (append_owed) and made in Lua, with its recorded replies,
-//   before anything else uses the state (catch_up: another script, compiling one). A state that
-//   goes (end of the world, restart, SCRIPT FLUSH) is restored or closed, so its owed runs go
-//   with it. A native run is made only when Lua could not have run out of memory in it: the
-//   state's count, plus an upper bound of what every owed run and this one allocate, times four
-//   (strings-table and stack growth), stays under the budget less 1 MB (may_run_natively).
-//   The runs stay short (under the count hook's 1000 instructions), so no instruction budget,
-//   busy threshold or SCRIPT KILL can reach them.
-
-namespace {
-
-thread_local bool native_scripts_on = true;
-thread_local std::size_t owed_bytes_on_thread = 0;
-constexpr std::size_t owed_bytes_max = 4u << 20;             // a state's owed runs, encoded
-constexpr std::size_t owed_bytes_on_thread_max = 64u << 20;  // all states' of a thread
-constexpr std::size_t lua_bytes_per_run = 4096;              // tables, stack, globals' slots
-constexpr std::size_t lua_bytes_per_string = 64;             // a string's header, rounded up
-
-uint64_t take_word(const char*& at) {
-  uint64_t word = 0;
-  std::memcpy(&word, at, sizeof word);
-  at += sizeof word;
-  return word;
-}
-
-std::string_view take_text(const char*& at) {
-  const auto size = static_cast<std::size_t>(take_word(at));
-  const std::string_view text(at, size);
-  at += size;
-  return text;
-}
-
-// Writes an owed run in room reserved for it.
-struct OwedWriter {
-  char* at;
-  void word(uint64_t value) {
-    std::memcpy(at, &value, sizeof value);
-    at += sizeof value;
-  }
-  void text(std::string_view value) {
-    word(value.size());
-    std::memcpy(at, value.data(), value.size());
-    at += value.size();
-  }
-};
-
-// A recorded reply: only the kinds a native run goes on from are owed.
-enum : uint64_t { owed_nil = 0, owed_bulk = 1, owed_integer = 2 };
-
-}  // namespace
-
-Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t key_count) {
-  const Function& function = functions_.at(sha);
+Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t key_count,
+                        const Function& function) {
   current_ = &call;
   effects_.clear();
   replication_flags = 3;
@@ -1306,9 +1330,10 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
     native = run_native(function, call, key_count, reply);
   }
   int status = 0;
-  lua_State* lua = lua_;
+  lua_State* lua = nullptr;  // no state may be open yet (catch_up opens one)
   if (native != NativeRun::done) {
     catch_up();
+    lua = lua_;
     if (native == NativeRun::partly) {
       // Lua makes the calls the native run made again, answered from their records; what they
       // count against the memory budget it counts again too.
@@ -1320,6 +1345,7 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
     set_array_global(lua, "KEYS", call.argv, 3, keys);
     set_array_global(lua, "ARGV", call.argv, 3 + keys, call.argv.size() - 3 - keys);
     lua_rawgeti(lua, LUA_REGISTRYINDEX, error_handler_ref_);
+    SIM_ASSERT(function.ref != 0);  // compiled by now
     lua_rawgeti(lua, LUA_REGISTRYINDEX, function.ref);
     lua_sethook(lua, count_hook, LUA_MASKCOUNT, hook_period_instructions);
     status = lua_pcall(lua, 0, 1, -2);
@@ -1402,7 +1428,8 @@ bool ScriptRunner::may_run_natively(std::size_t run_bytes) const {
   constexpr std::size_t margin = 1u << 20;
   const std::size_t max = memory_bytes_max();
   if (max <= margin) return false;
-  const std::size_t bound = memory_bytes + owed_lua_bytes_ + run_bytes;
+  const std::size_t state_bytes = lua_ != nullptr ? memory_bytes : state_as_built_bytes_max;
+  const std::size_t bound = state_bytes + owed_lua_bytes_ + run_bytes;
   return bound <= (max - margin) / 4;
 }
 
@@ -1478,7 +1505,7 @@ ScriptRunner::NativeRun ScriptRunner::run_native(const Function& function, Redis
 void ScriptRunner::append_owed(const Function& function, const Command& argv, int64_t key_count,
                                std::size_t run_bytes) {
   constexpr std::size_t word = sizeof(uint64_t);
-  std::size_t size = 4 * word;
+  std::size_t size = 5 * word;
   for (std::size_t j = 3; j < argv.size(); ++j)
     size += word + argv[j].size();
   for (const RecordedCall& made : prefix_)
@@ -1488,7 +1515,10 @@ void ScriptRunner::append_owed(const Function& function, const Command& argv, in
     owed_.reserve(std::max(2 * owed_.capacity(), before + size));
   owed_.resize(before + size);
   OwedWriter out{owed_.data() + before};
-  out.word(static_cast<uint64_t>(function.ref));
+  out.word(owed_run);
+  // The function is found by its address: functions_ keeps its entries in place until the state
+  // goes, and its owed runs with it.
+  out.word(reinterpret_cast<uintptr_t>(&function));
   out.word(static_cast<uint64_t>(key_count));
   out.word(argv.size() - 3);
   for (std::size_t j = 3; j < argv.size(); ++j)
@@ -1512,6 +1542,20 @@ void ScriptRunner::append_owed(const Function& function, const Command& argv, in
   ++owed_runs_;
 }
 
+void ScriptRunner::append_owed_compile(Function& function, const std::string& body) {
+  constexpr std::size_t word = sizeof(uint64_t);
+  const std::size_t size = 3 * word + body.size();
+  const std::size_t before = owed_.size();
+  owed_.resize(before + size);
+  OwedWriter out{owed_.data() + before};
+  out.word(owed_compile);
+  out.word(reinterpret_cast<uintptr_t>(&function));
+  out.text(body);
+  owed_bytes_on_thread += size;
+  owed_lua_bytes_ += compile_lua_bytes(body.size());
+  ++owed_runs_;
+}
+
 void ScriptRunner::forget_owed() {
   owed_bytes_on_thread -= std::min(owed_bytes_on_thread, owed_.size());
   owed_.clear();
@@ -1527,6 +1571,7 @@ Reply ScriptRunner::take_recorded(std::string& refusal) {
 }
 
 void ScriptRunner::catch_up() {
+  if (lua_ == nullptr) open_state();
   if (owed_runs_ == 0) return;
   // A caught-up run touches only the Lua state: the running script's fields stay as they are.
   const std::size_t argument_bytes_kept = argument_bytes;
@@ -1539,7 +1584,19 @@ void ScriptRunner::catch_up() {
   const char* at = owed_.data();
   const char* const end = at + owed_.size();
   while (at < end) {
-    const auto ref = static_cast<int>(take_word(at));
+    const uint64_t what = take_word(at);
+    Function& function = *reinterpret_cast<Function*>(static_cast<uintptr_t>(take_word(at)));
+    if (what == owed_compile) {
+      // As create_function does it (a known body is text, not bytecode).
+      const std::string_view body = take_text(at);
+      const int loaded = luaL_loadbuffer(lua, body.data(), body.size(), "@user_script");
+      SIM_ASSERT(loaded == 0);
+      lua_rawgeti(lua, LUA_REGISTRYINDEX, environment_ref_);
+      lua_setfenv(lua, -2);
+      function.ref = luaL_ref(lua, LUA_REGISTRYINDEX);
+      continue;
+    }
+    const int ref = function.ref;
     const auto keys = static_cast<std::size_t>(take_word(at));
     strings.resize(static_cast<std::size_t>(take_word(at)));
     for (std::string_view& text : strings)
@@ -1572,7 +1629,8 @@ void ScriptRunner::catch_up() {
     SIM_ASSERT(status == 0 && answered_ == caught_up_calls_.size());
     memory_slack = 1u << 20;
     Reply ignored;
-    SIM_ASSERT(lua_to_reply(lua, memory_bytes_max(), ignored));
+    const bool converted = lua_to_reply(lua, memory_bytes_max(), ignored);
+    SIM_ASSERT(converted);
     lua_settop(lua, 0);
   }
   forget_owed();

@@ -55,8 +55,10 @@ class ScriptRunner {
   // Known lock scripts run in C++ with their runs owed to the Lua state (see run_native in
   // scripting.cpp); off, every script runs in Lua. Per thread; on by default.
   static void run_known_scripts_natively(bool native);
-  // Runs owed to this runner's Lua state, for tests; catch_up() pays them.
+  // Runs (and lock scripts' compilations) owed to this runner's Lua state, for tests.
   std::size_t owed_runs() const { return owed_runs_; }
+  // Opens the Lua state if none is open (a runner opens one when first needed) and makes the
+  // owed runs in it.
   void catch_up();
 
   // Used by the Lua C functions (scripting.cpp).
@@ -98,7 +100,10 @@ class ScriptRunner {
   void close_state();
   // Compiles and caches a body; on failure returns false and sets `error`.
   bool create_function(const std::string& sha, const std::string& body, std::string& error);
-  Reply run(RedisEngine::Call& call, const std::string& sha, int64_t key_count);
+  struct Function;
+  // `sha` is the cache's key for `function`, or the rerun's copy of it.
+  Reply run(RedisEngine::Call& call, const std::string& sha, int64_t key_count,
+            const Function& function);
   Reply call_engine(const Command& argv, const RedisEngine::CommandSpec* spec);
 
   // The lock scripts run in C++ (by SHA-1; scripting.cpp says which and why that is exact).
@@ -109,7 +114,7 @@ class ScriptRunner {
     pexpire_if_value
   };
   struct Function {
-    int ref = 0;  // registry reference of the compiled body
+    int ref = 0;  // registry reference of the compiled body; 0 until a deferred one compiles
     Native native = Native::none;
   };
   // What a native run did: all of it (`reply` is the script's), nothing (the script runs in
@@ -127,6 +132,7 @@ class ScriptRunner {
   static Native native_kind(std::string_view sha);
   void append_owed(const Function& function, const Command& argv, int64_t key_count,
                    std::size_t run_bytes);
+  void append_owed_compile(Function& function, const std::string& body);
   void forget_owed();
   struct RecordedCall {
     Reply reply;

@@ -112,12 +112,14 @@ TEST(LuaStatePool, NoImageUntilAStateWent) {
   std::thread([] {
     const std::size_t images = ScriptRunner::states_with_image();
     {
-      Harness first_world;
+      Harness first_world;  // a runner opens its state when first used
+      EXPECT_TRUE(first_world.eval("return 1").is_integer(1));
       EXPECT_EQ(ScriptRunner::states_with_image(), images);
     }
     const std::size_t built = ScriptRunner::states_built();
     {
       Harness second_world;  // built, with an image
+      EXPECT_TRUE(second_world.eval("return 1").is_integer(1));
       EXPECT_EQ(ScriptRunner::states_with_image(), images + 1);
     }
     {

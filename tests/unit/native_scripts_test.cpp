@@ -34,7 +34,6 @@ Command eval(const Script& script, const std::vector<std::string>& keys_then_arg
 
 TEST(NativeScripts, TheLockScriptsRunInCppAndAreOwedToLua) {
   Harness h;
-  // Compiling a script uses the Lua state too: all three first.
   for (const Script* script : {&scripts::pexpire_if_value, &scripts::delete_if_value,
                                &scripts::delete_if_value_or_report_missing}) {
     h.run(make_command("SCRIPT", "LOAD", std::string(script->text)));
@@ -45,7 +44,7 @@ TEST(NativeScripts, TheLockScriptsRunInCppAndAreOwedToLua) {
   EXPECT_TRUE(h.run(eval(scripts::delete_if_value, {"lock", "mine"})).is_integer(1));
   EXPECT_TRUE(
       h.run(eval(scripts::delete_if_value_or_report_missing, {"lock", "mine"})).is_integer(-1));
-  EXPECT_EQ(h.engine.owed_script_runs(), 4u);
+  EXPECT_EQ(h.engine.owed_script_runs(), 3u + 4u);  // three compilations, four runs
   // Another script uses the Lua state: the owed runs are made first.
   EXPECT_TRUE(h.run(make_command("EVAL", "return 7", "0")).is_integer(7));
   EXPECT_EQ(h.engine.owed_script_runs(), 0u);
@@ -72,11 +71,26 @@ TEST(NativeScripts, ARunWhoseLuaBodyRaisesIsLuas) {
   EXPECT_EQ(replies[1], replies[3]);
 }
 
+// A node that only runs them opens no Lua state; the first other script opens one and makes
+// the owed compilations and runs there first.
+TEST(NativeScripts, ALuaStateIsOpenedWhenFirstUsed) {
+  ScriptRunner::reuse_states(false);
+  const std::size_t built = ScriptRunner::states_built();
+  Harness h;
+  h.run(make_command("SET", "lock", "mine"));
+  EXPECT_TRUE(h.run(eval(scripts::delete_if_value, {"lock", "mine"})).is_integer(1));
+  EXPECT_EQ(ScriptRunner::states_built(), built);
+  EXPECT_TRUE(h.run(make_command("EVAL", "return 7", "0")).is_integer(7));
+  EXPECT_EQ(ScriptRunner::states_built(), built + 1);
+  EXPECT_EQ(h.engine.owed_script_runs(), 0u);
+  ScriptRunner::reuse_states(true);
+}
+
 TEST(NativeScripts, SCRIPTFLUSHDropsTheOwedRunsWithTheState) {
   Harness h;
   h.run(make_command("SET", "lock", "mine"));
   h.run(eval(scripts::delete_if_value, {"lock", "theirs"}));
-  EXPECT_EQ(h.engine.owed_script_runs(), 1u);
+  EXPECT_EQ(h.engine.owed_script_runs(), 2u);  // its compilation and its run
   h.run(make_command("SCRIPT", "FLUSH"));
   EXPECT_EQ(h.engine.owed_script_runs(), 0u);
 }
