@@ -1466,7 +1466,7 @@ ScriptRunner::NativeRun ScriptRunner::run_native(const Function& function, Redis
   const std::size_t args_needed = function.native == Native::pexpire_if_value ? 2 : 1;
   // A missing KEYS[1] or ARGV[n] is a nil argument, which redis.call refuses: Lua's to tell.
   if (keys < 1 || args < args_needed) return NativeRun::not_run;
-  if (owed_.size() >= owed_bytes_max || owed_bytes_on_thread >= owed_bytes_on_thread_max) {
+  if (owed_.size >= owed_bytes_max || owed_bytes_on_thread >= owed_bytes_on_thread_max) {
     catch_up();
   }
   std::size_t run_bytes = lua_bytes_per_run;
@@ -1510,11 +1510,8 @@ void ScriptRunner::append_owed(const Function& function, const Command& argv, in
     size += word + argv[j].size();
   for (const RecordedCall& made : prefix_)
     size += 2 * word + (made.reply.type == ReplyType::bulk ? made.reply.text.size() : 0);
-  const std::size_t before = owed_.size();
-  if (owed_.capacity() < before + size)
-    owed_.reserve(std::max(2 * owed_.capacity(), before + size));
-  owed_.resize(before + size);
-  OwedWriter out{owed_.data() + before};
+  char* const start = owed_.extend(size);
+  OwedWriter out{start};
   out.word(owed_run);
   // The function is found by its address: functions_ keeps its entries in place until the state
   // goes, and its owed runs with it.
@@ -1536,18 +1533,29 @@ void ScriptRunner::append_owed(const Function& function, const Command& argv, in
       out.word(0);
     }
   }
-  SIM_ASSERT(out.at == owed_.data() + owed_.size());
+  SIM_ASSERT(out.at == start + size);
   owed_bytes_on_thread += size;
   owed_lua_bytes_ += run_bytes;
   ++owed_runs_;
 }
 
+char* ScriptRunner::OwedBuffer::extend(std::size_t more) {
+  if (size + more > capacity) {
+    const std::size_t grown = std::max({2 * capacity, size + more, std::size_t{4096}});
+    std::unique_ptr<char[]> moved(new char[grown]);
+    if (size != 0) std::memcpy(moved.get(), bytes.get(), size);
+    bytes = std::move(moved);
+    capacity = grown;
+  }
+  char* const at = bytes.get() + size;
+  size += more;
+  return at;
+}
+
 void ScriptRunner::append_owed_compile(Function& function, const std::string& body) {
   constexpr std::size_t word = sizeof(uint64_t);
   const std::size_t size = 3 * word + body.size();
-  const std::size_t before = owed_.size();
-  owed_.resize(before + size);
-  OwedWriter out{owed_.data() + before};
+  OwedWriter out{owed_.extend(size)};
   out.word(owed_compile);
   out.word(reinterpret_cast<uintptr_t>(&function));
   out.text(body);
@@ -1557,9 +1565,8 @@ void ScriptRunner::append_owed_compile(Function& function, const std::string& bo
 }
 
 void ScriptRunner::forget_owed() {
-  owed_bytes_on_thread -= std::min(owed_bytes_on_thread, owed_.size());
-  owed_.clear();
-  owed_.shrink_to_fit();
+  owed_bytes_on_thread -= std::min(owed_bytes_on_thread, owed_.size);
+  owed_ = OwedBuffer{};
   owed_runs_ = 0;
   owed_lua_bytes_ = 0;
 }
@@ -1581,8 +1588,8 @@ void ScriptRunner::catch_up() {
   const std::size_t answered_kept = answered_;
   lua_State* lua = lua_;
   std::vector<std::string_view> strings;
-  const char* at = owed_.data();
-  const char* const end = at + owed_.size();
+  const char* at = owed_.bytes.get();
+  const char* const end = at + owed_.size;
   while (at < end) {
     const uint64_t what = take_word(at);
     Function& function = *reinterpret_cast<Function*>(static_cast<uintptr_t>(take_word(at)));

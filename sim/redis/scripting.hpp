@@ -169,7 +169,13 @@ class ScriptRunner {
   std::map<std::string, Function> functions_;  // by SHA-1
   // Native runs not yet made in Lua, encoded (scripting.cpp: append_owed / catch_up), and an
   // upper bound of what making them would allocate in Lua.
-  std::string owed_;
+  struct OwedBuffer {
+    std::unique_ptr<char[]> bytes;  // not zeroed: every byte is written before it is read
+    std::size_t size = 0;
+    std::size_t capacity = 0;
+    char* extend(std::size_t more);  // where `more` bytes go, at the end
+  };
+  OwedBuffer owed_;
   std::size_t owed_runs_ = 0;
   std::size_t owed_lua_bytes_ = 0;
   // redis.call answers taken from records: the calls a native run made before it handed the
