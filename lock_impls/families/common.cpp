@@ -1,9 +1,9 @@
 #include "lock_impls/families/common.hpp"
 
-#include <map>
-
 #include <array>
 #include <cstring>
+#include <map>
+#include <span>
 
 namespace redlock_sim {
 
@@ -170,41 +170,57 @@ bool is_noscript(const Outcome& outcome) {
          outcome.reply.text.rfind("NOSCRIPT", 0) == 0;
 }
 
-Task<std::vector<Outcome>> run_script(Port& port, std::vector<NodeId> nodes, const Script& script,
-                                      std::vector<std::string> keys, std::vector<std::string> args,
-                                      Duration timeout, FanOutOptions options, bool by_sha) {
-  std::vector<NodeRequest> requests;
-  requests.reserve(nodes.size());
-  for (NodeId node : nodes) {
-    requests.push_back(
-        {.node = node, .command = eval_command(script, by_sha, keys, args), .timeout = timeout});
+namespace {
+// run_script's body, reading its arguments where the caller keeps them (every caller awaits it
+// at once): the argv is built once per round and broadcast, not built again for every node.
+Task<std::vector<Outcome>> run_script_on(Port& port, std::span<const NodeId> nodes,
+                                         const Script& script, const std::vector<std::string>& keys,
+                                         const std::vector<std::string>& args, Duration timeout,
+                                         FanOutOptions options, bool by_sha) {
+  std::vector<Outcome> outcomes;
+  {
+    const Command command = eval_command(script, by_sha, keys, args);
+    outcomes = co_await port.broadcast(command, nodes, timeout, options);
   }
-  std::vector<Outcome> outcomes = co_await port.fan_out(std::move(requests), options);
   if (!by_sha) co_return outcomes;
-  std::vector<NodeRequest> again;
+  std::vector<NodeId> again;
   std::vector<std::size_t> where;
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (!is_noscript(outcomes[i])) continue;
-    again.push_back(
-        {.node = nodes[i], .command = eval_command(script, false, keys, args), .timeout = timeout});
+    again.push_back(nodes[i]);
     where.push_back(i);
   }
   if (again.empty()) co_return outcomes;
   const FanOutOptions wait_for_all;
-  std::vector<Outcome> retried = co_await port.fan_out(std::move(again), wait_for_all);
+  const Command eval = eval_command(script, false, keys, args);
+  std::vector<Outcome> retried = co_await port.broadcast(eval, again, timeout, wait_for_all);
   for (std::size_t i = 0; i < where.size(); ++i)
     outcomes[where[i]] = std::move(retried[i]);
   co_return outcomes;
 }
 
-Task<Outcome> run_script_one(Port& port, NodeId node, const Script& script,
-                             std::vector<std::string> keys, std::vector<std::string> args,
-                             Duration timeout, bool by_sha) {
+Task<Outcome> run_script_one_on(Port& port, NodeId node, const Script& script,
+                                const std::vector<std::string>& keys,
+                                const std::vector<std::string>& args, Duration timeout,
+                                bool by_sha) {
   Outcome outcome = co_await port.send(node, eval_command(script, by_sha, keys, args), timeout);
   if (by_sha && is_noscript(outcome)) {
     outcome = co_await port.send(node, eval_command(script, false, keys, args), timeout);
   }
   co_return outcome;
+}
+}  // namespace
+
+Task<std::vector<Outcome>> run_script(Port& port, std::vector<NodeId> nodes, const Script& script,
+                                      std::vector<std::string> keys, std::vector<std::string> args,
+                                      Duration timeout, FanOutOptions options, bool by_sha) {
+  co_return co_await run_script_on(port, nodes, script, keys, args, timeout, options, by_sha);
+}
+
+Task<Outcome> run_script_one(Port& port, NodeId node, const Script& script,
+                             std::vector<std::string> keys, std::vector<std::string> args,
+                             Duration timeout, bool by_sha) {
+  co_return co_await run_script_one_on(port, node, script, keys, args, timeout, by_sha);
 }
 
 Call make_call(const Script& script, std::string key, std::vector<std::string> args) {
@@ -223,24 +239,20 @@ Call plain_call(Command command) {
 
 Task<Outcome> send_call(Port& port, NodeId node, const Call& call, Duration timeout, bool by_sha) {
   if (call.script == nullptr) co_return co_await port.send(node, call.plain, timeout);
-  co_return co_await run_script_one(port, node, *call.script, call.keys, call.args, timeout,
-                                    by_sha);
+  co_return co_await run_script_one_on(port, node, *call.script, call.keys, call.args, timeout,
+                                       by_sha);
 }
 
 Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call& call,
                                     FanOut fan_out, FanOutOptions fan, Duration timeout,
                                     bool by_sha, bool abort_on_node_error) {
   if (fan_out == FanOut::parallel) {
+    const std::vector<NodeId> nodes = all_nodes(node_count);
     if (call.script != nullptr) {
-      co_return co_await run_script(port, all_nodes(node_count), *call.script, call.keys, call.args,
-                                    timeout, fan, by_sha);
+      co_return co_await run_script_on(port, nodes, *call.script, call.keys, call.args, timeout,
+                                       fan, by_sha);
     }
-    std::vector<NodeRequest> requests;
-    requests.reserve(node_count);
-    for (NodeId n = 0; n < node_count; ++n) {
-      requests.push_back({.node = n, .command = call.plain, .timeout = timeout});
-    }
-    co_return co_await port.fan_out(std::move(requests), fan);
+    co_return co_await port.broadcast(call.plain, nodes, timeout, fan);
   }
   std::vector<Outcome> outcomes(node_count);  // nodes never tried stay `unknown`
   for (NodeId n = 0; n < node_count; ++n) {
