@@ -12,8 +12,9 @@ constexpr char hex_digits[] = "0123456789abcdef";
 constexpr char alnum_digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 constexpr char base64_digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-std::string base64(const std::vector<uint8_t>& bytes) {
+std::string base64(std::span<const uint8_t> bytes) {
   std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
   for (std::size_t i = 0; i < bytes.size(); i += 3) {
     const uint32_t b0 = bytes[i];
     const uint32_t b1 = i + 1 < bytes.size() ? bytes[i + 1] : 0;
@@ -27,17 +28,20 @@ std::string base64(const std::vector<uint8_t>& bytes) {
   return out;
 }
 
-std::string hex(const std::vector<uint8_t>& bytes) {
-  std::string out;
-  for (uint8_t b : bytes) {
-    out += hex_digits[b >> 4];
-    out += hex_digits[b & 15];
+// Written into a string of the final size: a token is drawn for every acquisition, and growing
+// the string a character at a time reallocated it three times.
+std::string hex(std::span<const uint8_t> bytes) {
+  std::string out(bytes.size() * 2, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    out[2 * i] = hex_digits[bytes[i] >> 4];
+    out[2 * i + 1] = hex_digits[bytes[i] & 15];
   }
   return out;
 }
 
-std::string uuid4(const std::vector<uint8_t>& raw) {
-  std::vector<uint8_t> bytes = raw;
+std::string uuid4(std::span<const uint8_t> raw) {
+  std::array<uint8_t, 16> bytes;
+  std::copy(raw.begin(), raw.end(), bytes.begin());
   bytes[6] = static_cast<uint8_t>((bytes[6] & 0x0f) | 0x40);
   bytes[8] = static_cast<uint8_t>((bytes[8] & 0x3f) | 0x80);
   const std::string h = hex(bytes);
@@ -51,7 +55,17 @@ uint32_t rotl(uint32_t x, int n) {
 }  // namespace
 
 std::string make_token(Port& port, TokenFormat format, uint32_t size) {
-  std::vector<uint8_t> bytes(format == TokenFormat::uuid ? 16 : size);
+  // The random bytes on the stack for the usual sizes (a uuid's 16, 16 to 22 elsewhere).
+  const std::size_t count = format == TokenFormat::uuid ? 16 : size;
+  std::array<uint8_t, 64> small;
+  std::vector<uint8_t> large;
+  std::span<uint8_t> bytes;
+  if (count <= small.size()) {
+    bytes = std::span<uint8_t>(small.data(), count);
+  } else {
+    large.resize(count);
+    bytes = large;
+  }
   port.random_bytes(bytes);
   switch (format) {
     case TokenFormat::hex:
@@ -62,6 +76,7 @@ std::string make_token(Port& port, TokenFormat format, uint32_t size) {
       return uuid4(bytes);
     case TokenFormat::alphanumeric: {
       std::string out;
+      out.reserve(bytes.size());
       // 62 symbols: the modulo bias is irrelevant to a lock value, and it keeps one byte a char.
       for (uint8_t b : bytes)
         out += alnum_digits[b % 62];
