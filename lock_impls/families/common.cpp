@@ -1,9 +1,9 @@
 #include "lock_impls/families/common.hpp"
 
-#include <map>
-
 #include <array>
 #include <cstring>
+#include <map>
+#include <span>
 
 namespace redlock_sim {
 
@@ -12,8 +12,9 @@ constexpr char hex_digits[] = "0123456789abcdef";
 constexpr char alnum_digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 constexpr char base64_digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-std::string base64(const std::vector<uint8_t>& bytes) {
+std::string base64(std::span<const uint8_t> bytes) {
   std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
   for (std::size_t i = 0; i < bytes.size(); i += 3) {
     const uint32_t b0 = bytes[i];
     const uint32_t b1 = i + 1 < bytes.size() ? bytes[i + 1] : 0;
@@ -27,17 +28,20 @@ std::string base64(const std::vector<uint8_t>& bytes) {
   return out;
 }
 
-std::string hex(const std::vector<uint8_t>& bytes) {
-  std::string out;
-  for (uint8_t b : bytes) {
-    out += hex_digits[b >> 4];
-    out += hex_digits[b & 15];
+// Written into a string of the final size: a token is drawn for every acquisition, and growing
+// the string a character at a time reallocated it three times.
+std::string hex(std::span<const uint8_t> bytes) {
+  std::string out(bytes.size() * 2, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    out[2 * i] = hex_digits[bytes[i] >> 4];
+    out[2 * i + 1] = hex_digits[bytes[i] & 15];
   }
   return out;
 }
 
-std::string uuid4(const std::vector<uint8_t>& raw) {
-  std::vector<uint8_t> bytes = raw;
+std::string uuid4(std::span<const uint8_t> raw) {
+  std::array<uint8_t, 16> bytes;
+  std::copy(raw.begin(), raw.end(), bytes.begin());
   bytes[6] = static_cast<uint8_t>((bytes[6] & 0x0f) | 0x40);
   bytes[8] = static_cast<uint8_t>((bytes[8] & 0x3f) | 0x80);
   const std::string h = hex(bytes);
@@ -51,7 +55,17 @@ uint32_t rotl(uint32_t x, int n) {
 }  // namespace
 
 std::string make_token(Port& port, TokenFormat format, uint32_t size) {
-  std::vector<uint8_t> bytes(format == TokenFormat::uuid ? 16 : size);
+  // The random bytes on the stack for the usual sizes (a uuid's 16, 16 to 22 elsewhere).
+  const std::size_t count = format == TokenFormat::uuid ? 16 : size;
+  std::array<uint8_t, 64> small;
+  std::vector<uint8_t> large;
+  std::span<uint8_t> bytes;
+  if (count <= small.size()) {
+    bytes = std::span<uint8_t>(small.data(), count);
+  } else {
+    large.resize(count);
+    bytes = large;
+  }
   port.random_bytes(bytes);
   switch (format) {
     case TokenFormat::hex:
@@ -62,6 +76,7 @@ std::string make_token(Port& port, TokenFormat format, uint32_t size) {
       return uuid4(bytes);
     case TokenFormat::alphanumeric: {
       std::string out;
+      out.reserve(bytes.size());
       // 62 symbols: the modulo bias is irrelevant to a lock value, and it keeps one byte a char.
       for (uint8_t b : bytes)
         out += alnum_digits[b % 62];
@@ -170,41 +185,57 @@ bool is_noscript(const Outcome& outcome) {
          outcome.reply.text.rfind("NOSCRIPT", 0) == 0;
 }
 
-Task<std::vector<Outcome>> run_script(Port& port, std::vector<NodeId> nodes, const Script& script,
-                                      std::vector<std::string> keys, std::vector<std::string> args,
-                                      Duration timeout, FanOutOptions options, bool by_sha) {
-  std::vector<NodeRequest> requests;
-  requests.reserve(nodes.size());
-  for (NodeId node : nodes) {
-    requests.push_back(
-        {.node = node, .command = eval_command(script, by_sha, keys, args), .timeout = timeout});
+namespace {
+// run_script's body, reading its arguments where the caller keeps them (every caller awaits it
+// at once): the argv is built once per round and broadcast, not built again for every node.
+Task<std::vector<Outcome>> run_script_on(Port& port, std::span<const NodeId> nodes,
+                                         const Script& script, const std::vector<std::string>& keys,
+                                         const std::vector<std::string>& args, Duration timeout,
+                                         FanOutOptions options, bool by_sha) {
+  std::vector<Outcome> outcomes;
+  {
+    const Command command = eval_command(script, by_sha, keys, args);
+    outcomes = co_await port.broadcast(command, nodes, timeout, options);
   }
-  std::vector<Outcome> outcomes = co_await port.fan_out(std::move(requests), options);
   if (!by_sha) co_return outcomes;
-  std::vector<NodeRequest> again;
+  std::vector<NodeId> again;
   std::vector<std::size_t> where;
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (!is_noscript(outcomes[i])) continue;
-    again.push_back(
-        {.node = nodes[i], .command = eval_command(script, false, keys, args), .timeout = timeout});
+    again.push_back(nodes[i]);
     where.push_back(i);
   }
   if (again.empty()) co_return outcomes;
   const FanOutOptions wait_for_all;
-  std::vector<Outcome> retried = co_await port.fan_out(std::move(again), wait_for_all);
+  const Command eval = eval_command(script, false, keys, args);
+  std::vector<Outcome> retried = co_await port.broadcast(eval, again, timeout, wait_for_all);
   for (std::size_t i = 0; i < where.size(); ++i)
     outcomes[where[i]] = std::move(retried[i]);
   co_return outcomes;
 }
 
-Task<Outcome> run_script_one(Port& port, NodeId node, const Script& script,
-                             std::vector<std::string> keys, std::vector<std::string> args,
-                             Duration timeout, bool by_sha) {
+Task<Outcome> run_script_one_on(Port& port, NodeId node, const Script& script,
+                                const std::vector<std::string>& keys,
+                                const std::vector<std::string>& args, Duration timeout,
+                                bool by_sha) {
   Outcome outcome = co_await port.send(node, eval_command(script, by_sha, keys, args), timeout);
   if (by_sha && is_noscript(outcome)) {
     outcome = co_await port.send(node, eval_command(script, false, keys, args), timeout);
   }
   co_return outcome;
+}
+}  // namespace
+
+Task<std::vector<Outcome>> run_script(Port& port, std::vector<NodeId> nodes, const Script& script,
+                                      std::vector<std::string> keys, std::vector<std::string> args,
+                                      Duration timeout, FanOutOptions options, bool by_sha) {
+  co_return co_await run_script_on(port, nodes, script, keys, args, timeout, options, by_sha);
+}
+
+Task<Outcome> run_script_one(Port& port, NodeId node, const Script& script,
+                             std::vector<std::string> keys, std::vector<std::string> args,
+                             Duration timeout, bool by_sha) {
+  co_return co_await run_script_one_on(port, node, script, keys, args, timeout, by_sha);
 }
 
 Call make_call(const Script& script, std::string key, std::vector<std::string> args) {
@@ -223,24 +254,20 @@ Call plain_call(Command command) {
 
 Task<Outcome> send_call(Port& port, NodeId node, const Call& call, Duration timeout, bool by_sha) {
   if (call.script == nullptr) co_return co_await port.send(node, call.plain, timeout);
-  co_return co_await run_script_one(port, node, *call.script, call.keys, call.args, timeout,
-                                    by_sha);
+  co_return co_await run_script_one_on(port, node, *call.script, call.keys, call.args, timeout,
+                                       by_sha);
 }
 
 Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call& call,
                                     FanOut fan_out, FanOutOptions fan, Duration timeout,
                                     bool by_sha, bool abort_on_node_error) {
   if (fan_out == FanOut::parallel) {
+    const std::vector<NodeId> nodes = all_nodes(node_count);
     if (call.script != nullptr) {
-      co_return co_await run_script(port, all_nodes(node_count), *call.script, call.keys, call.args,
-                                    timeout, fan, by_sha);
+      co_return co_await run_script_on(port, nodes, *call.script, call.keys, call.args, timeout,
+                                       fan, by_sha);
     }
-    std::vector<NodeRequest> requests;
-    requests.reserve(node_count);
-    for (NodeId n = 0; n < node_count; ++n) {
-      requests.push_back({.node = n, .command = call.plain, .timeout = timeout});
-    }
-    co_return co_await port.fan_out(std::move(requests), fan);
+    co_return co_await port.broadcast(call.plain, nodes, timeout, fan);
   }
   std::vector<Outcome> outcomes(node_count);  // nodes never tried stay `unknown`
   for (NodeId n = 0; n < node_count; ++n) {

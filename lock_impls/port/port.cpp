@@ -60,6 +60,16 @@ void deallocate(void* frame, std::size_t bytes) noexcept {
 
 }  // namespace frame_pool
 
+void Port::start_broadcast(const Command& command, std::span<const NodeId> nodes, Duration timeout,
+                           const FanOutOptions& options, std::vector<Outcome>* results,
+                           std::coroutine_handle<> waiter) {
+  std::vector<NodeRequest> requests;
+  requests.reserve(nodes.size());
+  for (NodeId node : nodes)
+    requests.push_back({.node = node, .command = command, .timeout = timeout});
+  start_fan_out(std::move(requests), options, results, waiter);
+}
+
 bool default_success(const Outcome& outcome) {
   return outcome.kind == OutcomeKind::ok && !outcome.reply.is_error() && !outcome.reply.is_nil();
 }

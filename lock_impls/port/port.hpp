@@ -78,6 +78,7 @@ class Port {
 
   class SleepAwaitable;
   class FanOutAwaitable;
+  class BroadcastAwaitable;
   class SendAwaitable;
 
   // Sleeps for `duration` on the monotonic clock.
@@ -85,6 +86,11 @@ class Port {
   // Sends every request at once; results come back in request order. A request whose timeout
   // passed is `unknown`: the server may still execute it later.
   FanOutAwaitable fan_out(std::vector<NodeRequest> requests, FanOutOptions options = {});
+  // The same command to each of `nodes`, each request with `timeout`: a fan-out of one request
+  // per node (results in `nodes` order), without a copy of the argv per node. `command` and
+  // `nodes` are read when the requests start, so they must outlive the co_await.
+  BroadcastAwaitable broadcast(const Command& command, std::span<const NodeId> nodes,
+                               Duration timeout, FanOutOptions options = {});
   // One request: a fan-out of one.
   SendAwaitable send(NodeId node, Command command, Duration timeout);
 
@@ -94,6 +100,11 @@ class Port {
   virtual void start_sleep(Duration duration, std::coroutine_handle<> waiter) = 0;
   virtual void start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOptions& options,
                              std::vector<Outcome>* results, std::coroutine_handle<> waiter) = 0;
+  // By default a fan-out of copies; an implementation that can send one argv to many nodes
+  // overrides it.
+  virtual void start_broadcast(const Command& command, std::span<const NodeId> nodes,
+                               Duration timeout, const FanOutOptions& options,
+                               std::vector<Outcome>* results, std::coroutine_handle<> waiter);
 };
 
 class Port::SleepAwaitable {
@@ -125,6 +136,26 @@ class Port::FanOutAwaitable {
   std::vector<Outcome> results_;
 };
 
+class Port::BroadcastAwaitable {
+ public:
+  BroadcastAwaitable(Port* port, const Command& command, std::span<const NodeId> nodes,
+                     Duration timeout, FanOutOptions options)
+      : port_(port), command_(&command), nodes_(nodes), timeout_(timeout), options_(options) {}
+  bool await_ready() const noexcept { return nodes_.empty(); }
+  void await_suspend(std::coroutine_handle<> waiter) {
+    port_->start_broadcast(*command_, nodes_, timeout_, options_, &results_, waiter);
+  }
+  std::vector<Outcome> await_resume() { return std::move(results_); }
+
+ private:
+  Port* port_;
+  const Command* command_;
+  std::span<const NodeId> nodes_;
+  Duration timeout_;
+  FanOutOptions options_;
+  std::vector<Outcome> results_;
+};
+
 class Port::SendAwaitable {
  public:
   SendAwaitable(Port* port, NodeRequest request) : inner_(port, make(std::move(request)), {}) {}
@@ -147,6 +178,11 @@ inline Port::SleepAwaitable Port::sleep(Duration duration) {
 inline Port::FanOutAwaitable Port::fan_out(std::vector<NodeRequest> requests,
                                            FanOutOptions options) {
   return {this, std::move(requests), options};
+}
+inline Port::BroadcastAwaitable Port::broadcast(const Command& command,
+                                                std::span<const NodeId> nodes, Duration timeout,
+                                                FanOutOptions options) {
+  return {this, command, nodes, timeout, options};
 }
 inline Port::SendAwaitable Port::send(NodeId node, Command command, Duration timeout) {
   return {this, NodeRequest{.node = node, .command = std::move(command), .timeout = timeout}};

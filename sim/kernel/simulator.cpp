@@ -124,9 +124,9 @@ void Process::clear_timers() {
   active_timers_ = 0;
 }
 
-// Both write the message in its slot (an emptied one: every field but the command or reply is
-// set here).
-void Process::send_message(ProcessId to, Command command, uint64_t request_id) {
+// Requests and replies are written in their slot (an emptied one: every field but the command
+// or reply is set here).
+uint32_t Process::take_request_slot(ProcessId to, uint64_t request_id) {
   const uint32_t slot = simulator_.take_message_slot(to);
   Message& message = simulator_.message_at(slot);
   message.from = id_;
@@ -135,7 +135,21 @@ void Process::send_message(ProcessId to, Command command, uint64_t request_id) {
   message.to_incarnation = 0;
   message.request_id = request_id;
   message.is_reply = false;
-  message.command = std::move(command);
+  return slot;
+}
+void Process::send_message(ProcessId to, Command&& command, uint64_t request_id) {
+  const uint32_t slot = take_request_slot(to, request_id);
+  simulator_.message_at(slot).command = std::move(command);
+  simulator_.send_slot(slot);
+}
+void Process::send_message(ProcessId to, const Command& command, uint64_t request_id) {
+  const uint32_t slot = take_request_slot(to, request_id);
+  try {
+    simulator_.message_at(slot).command = command;  // may allocate: a throw gives the slot back
+  } catch (...) {
+    simulator_.release_message_slot(slot);
+    throw;
+  }
   simulator_.send_slot(slot);
 }
 

@@ -82,8 +82,10 @@ class Process {
   std::size_t active_timer_count() const { return active_timers_; }
 
   // Sends a request (or a one-way message when request_id is 0), now: routed through the
-  // network model, it is dropped or delivered later.
-  void send_message(ProcessId to, Command command, uint64_t request_id);
+  // network model, it is dropped or delivered later. A command given by reference is copied
+  // into the message's slot (whose buffer is reused): one argv can go to many processes.
+  void send_message(ProcessId to, Command&& command, uint64_t request_id);
+  void send_message(ProcessId to, const Command& command, uint64_t request_id);
   void reply_to(const Message& request, Reply&& reply);
 
  protected:
@@ -107,6 +109,8 @@ class Process {
     bool active = false;
   };
   static constexpr uint32_t no_timer_slot = UINT32_MAX;
+  // A message slot taken for a request to `to`, its fields but the command filled in.
+  uint32_t take_request_slot(ProcessId to, uint64_t request_id);
   void free_timer_slot(uint32_t slot) {
     timers_[slot].next_free = free_timer_head_;
     free_timer_head_ = slot;

@@ -69,8 +69,8 @@ void TaskProcess::start_sleep(Duration duration, std::coroutine_handle<> waiter)
   start_timer(ClockKind::monotonic, Process::monotonic_now() + duration, tag);
 }
 
-void TaskProcess::start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOptions& options,
-                                std::vector<Outcome>* results, std::coroutine_handle<> waiter) {
+uint32_t TaskProcess::open_group(std::size_t count, const FanOutOptions& options,
+                                 std::vector<Outcome>* results, std::coroutine_handle<> waiter) {
   uint32_t group_slot;
   if (!free_groups_.empty()) {
     group_slot = free_groups_.back();
@@ -79,40 +79,59 @@ void TaskProcess::start_fan_out(std::vector<NodeRequest>&& requests, const FanOu
     group_slot = static_cast<uint32_t>(groups_.size());
     groups_.emplace_back();
   }
-  {
-    Group& group = groups_[group_slot];
-    group.results.assign(requests.size(), Outcome{});
-    group.destination = results;
-    group.waiter = waiter;
-    group.options = options;
-    group.outstanding = static_cast<uint32_t>(requests.size());
-    group.successes = 0;
-    group.failures = 0;
-    group.resumed = false;
-    group.active = true;
+  Group& group = groups_[group_slot];
+  group.results.assign(count, Outcome{});
+  group.destination = results;
+  group.waiter = waiter;
+  group.options = options;
+  group.outstanding = static_cast<uint32_t>(count);
+  group.successes = 0;
+  group.failures = 0;
+  group.resumed = false;
+  group.active = true;
+  return group_slot;
+}
+
+template <typename CommandRef>
+void TaskProcess::start_request(uint32_t group_slot, uint32_t index, NodeId node, Duration timeout,
+                                CommandRef&& command) {
+  SIM_ASSERT_LT(node, endpoints_.size());
+  uint32_t slot;
+  if (!free_requests_.empty()) {
+    slot = free_requests_.back();
+    free_requests_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(requests_.size());
+    requests_.emplace_back();
   }
+  const TimerId timer = start_timer(ClockKind::monotonic, Process::monotonic_now() + timeout,
+                                    (static_cast<uint64_t>(slot) << 1) | timeout_tag_bit);
+  PendingRequest& pending = requests_[slot];
+  pending.group = group_slot;
+  pending.index = index;
+  pending.timer = timer;
+  pending.active = true;
+  send_message(endpoints_[node], std::forward<CommandRef>(command),
+               request_wire_id(slot, pending.generation));
+}
+
+void TaskProcess::start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOptions& options,
+                                std::vector<Outcome>* results, std::coroutine_handle<> waiter) {
+  const uint32_t group_slot = open_group(requests.size(), options, results, waiter);
   for (uint32_t index = 0; index < requests.size(); ++index) {
     NodeRequest& request = requests[index];
-    SIM_ASSERT_LT(request.node, endpoints_.size());
-    uint32_t slot;
-    if (!free_requests_.empty()) {
-      slot = free_requests_.back();
-      free_requests_.pop_back();
-    } else {
-      slot = static_cast<uint32_t>(requests_.size());
-      requests_.emplace_back();
-    }
-    const TimerId timer =
-        start_timer(ClockKind::monotonic, Process::monotonic_now() + request.timeout,
-                    (static_cast<uint64_t>(slot) << 1) | timeout_tag_bit);
-    PendingRequest& pending = requests_[slot];
-    pending.group = group_slot;
-    pending.index = index;
-    pending.timer = timer;
-    pending.active = true;
-    send_message(endpoints_[request.node], std::move(request.command),
-                 request_wire_id(slot, pending.generation));
+    start_request(group_slot, index, request.node, request.timeout, std::move(request.command));
   }
+}
+
+// Each message's argv is copied from `command` into its slot, whose buffer is reused: no argv is
+// built or allocated per node.
+void TaskProcess::start_broadcast(const Command& command, std::span<const NodeId> nodes,
+                                  Duration timeout, const FanOutOptions& options,
+                                  std::vector<Outcome>* results, std::coroutine_handle<> waiter) {
+  const uint32_t group_slot = open_group(nodes.size(), options, results, waiter);
+  for (uint32_t index = 0; index < nodes.size(); ++index)
+    start_request(group_slot, index, nodes[index], timeout, command);
 }
 
 bool TaskProcess::satisfied(const Group& group) const {

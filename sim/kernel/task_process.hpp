@@ -37,6 +37,9 @@ class TaskProcess : public Process, public Port {
   void start_sleep(Duration duration, std::coroutine_handle<> waiter) override;
   void start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOptions& options,
                      std::vector<Outcome>* results, std::coroutine_handle<> waiter) override;
+  void start_broadcast(const Command& command, std::span<const NodeId> nodes, Duration timeout,
+                       const FanOutOptions& options, std::vector<Outcome>* results,
+                       std::coroutine_handle<> waiter) override;
   void on_message(Message& message) override;
   void on_timer(uint64_t tag) override;
   void on_crash() override;
@@ -63,6 +66,13 @@ class TaskProcess : public Process, public Port {
     bool resumed = false;
     bool active = false;
   };
+  // A fan-out's group, for `count` requests, and one request of it (its timer started, then
+  // its message sent: the order both kinds of fan-out keep).
+  uint32_t open_group(std::size_t count, const FanOutOptions& options,
+                      std::vector<Outcome>* results, std::coroutine_handle<> waiter);
+  template <typename CommandRef>
+  void start_request(uint32_t group_slot, uint32_t index, NodeId node, Duration timeout,
+                     CommandRef&& command);
   void complete(uint32_t request_slot, Outcome outcome);
   bool satisfied(const Group& group) const;
   void sweep_finished_tasks();

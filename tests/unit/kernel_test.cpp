@@ -265,6 +265,120 @@ TEST(Kernel, FanOutReturnsAtQuorumOnSuccessOnly) {
   }
 }
 
+// A broadcast is a fan-out of one copy of the argv per listed node: the same requests in the
+// same order (the message log and the trace digest agree), the results in the nodes' order.
+TEST(Kernel, BroadcastSendsWhatAFanOutOfCopiesSends) {
+  struct Run {
+    std::vector<Outcome> outcomes;
+    std::vector<MessageLogEntry> log;
+    std::string digest;
+  };
+  const auto run = [](bool broadcast) {
+    Simulator simulator(7);
+    simulator.enable_message_log(100);
+    std::vector<ProcessId> ids;
+    // Each server answers with its own name and the request's argv.
+    const ServerProcess::Handler echo = [](ServerProcess& self, const Message& request) {
+      return Reply::bulk(self.name() + ": " + describe(request.command));
+    };
+    for (int i = 0; i < 4; ++i)
+      ids.push_back(simulator.add_process<ServerProcess>("n" + std::to_string(i), echo).id());
+    auto& client = simulator.add_process<TaskProcess>("client");
+    client.set_endpoints(ids);
+    Run result;
+    auto body = [&]() -> Task<void> {
+      const Command command = make_command("SET", std::string(40, 'k'), std::string(40, 'v'));
+      const std::vector<NodeId> nodes = {3, 0, 2};
+      if (broadcast) {
+        result.outcomes = co_await client.broadcast(command, nodes, Duration::from_ms(100));
+      } else {
+        std::vector<NodeRequest> requests;
+        for (NodeId node : nodes)
+          requests.push_back({.node = node, .command = command, .timeout = Duration::from_ms(100)});
+        result.outcomes = co_await client.fan_out(std::move(requests));
+      }
+    };
+    client.spawn(body());
+    simulator.run();
+    result.log = simulator.message_log();
+    result.digest = simulator.trace().digest_hex();
+    return result;
+  };
+  const Run copies = run(false);
+  const Run broadcast = run(true);
+  ASSERT_EQ(broadcast.outcomes.size(), 3u);
+  EXPECT_EQ(broadcast.outcomes[0].reply.text,
+            "n3: SET " + std::string(40, 'k') + " " + std::string(40, 'v'));
+  EXPECT_EQ(broadcast.outcomes[1].reply.text.substr(0, 4), "n0: ");
+  EXPECT_EQ(broadcast.outcomes, copies.outcomes);
+  ASSERT_EQ(broadcast.log.size(), copies.log.size());
+  for (std::size_t i = 0; i < copies.log.size(); ++i) {
+    EXPECT_EQ(broadcast.log[i].to, copies.log[i].to);
+    EXPECT_EQ(broadcast.log[i].text, copies.log[i].text);
+  }
+  EXPECT_EQ(broadcast.digest, copies.digest);
+}
+
+// A broadcast to no node resumes at once with no results, as an empty fan-out does.
+TEST(Kernel, BroadcastToNoNodeHasNoResults) {
+  World world;
+  std::vector<Outcome> outcomes(1);
+  auto body = [&]() -> Task<void> {
+    const Command command = make_command("PING");
+    outcomes = co_await world.client.broadcast(command, {}, Duration::from_ms(50));
+  };
+  world.client.spawn(body());
+  world.simulator.run();
+  EXPECT_TRUE(outcomes.empty());
+  EXPECT_EQ(world.server.requests_served(), 0u);
+}
+
+// A port that does not override start_broadcast (the real backend) sends a broadcast as a
+// fan-out of one copy of the argv per node, in the nodes' order.
+TEST(Kernel, PortBroadcastDefaultsToAFanOutOfCopies) {
+  struct RecordingPort : Port {
+    std::vector<NodeRequest> started;
+    FanOutOptions options;
+    std::vector<Outcome>* results = nullptr;
+    std::coroutine_handle<> waiter;
+    Instant wall_now() override { return Instant::zero(); }
+    Instant monotonic_now() override { return Instant::zero(); }
+    void random_bytes(std::span<uint8_t>) override {}
+    void start_sleep(Duration, std::coroutine_handle<>) override {}
+    void start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOptions& fan,
+                       std::vector<Outcome>* out, std::coroutine_handle<> resume) override {
+      started = std::move(requests);
+      options = fan;
+      results = out;
+      waiter = resume;
+    }
+  };
+  RecordingPort port;
+  std::vector<Outcome> outcomes;
+  auto body = [&]() -> Task<void> {
+    const Command command = make_command("GET", "k");
+    const std::vector<NodeId> nodes = {2, 0};
+    outcomes = co_await port.broadcast(command, nodes, Duration::from_ms(7),
+                                       {.mode = FanOutMode::return_at_quorum, .quorum = 2});
+  };
+  Task<void> task = body();
+  task.start();
+  ASSERT_EQ(port.started.size(), 2u);
+  EXPECT_EQ(port.started[0].node, 2u);
+  EXPECT_EQ(port.started[1].node, 0u);
+  for (const NodeRequest& request : port.started) {
+    EXPECT_EQ(request.command, make_command("GET", "k"));
+    EXPECT_EQ(request.timeout, Duration::from_ms(7));
+  }
+  EXPECT_EQ(port.options.mode, FanOutMode::return_at_quorum);
+  EXPECT_EQ(port.options.quorum, 2u);
+  port.results->assign(2, Outcome{.kind = OutcomeKind::refused, .reply = {}});
+  port.waiter.resume();
+  EXPECT_TRUE(task.done());
+  ASSERT_EQ(outcomes.size(), 2u);
+  EXPECT_EQ(outcomes[1].kind, OutcomeKind::refused);
+}
+
 // The message log keeps each message's text and fate, in send order, only when enabled.
 TEST(Kernel, MessageLogRecordsTextsAndFates) {
   World world;
