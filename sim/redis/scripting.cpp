@@ -979,7 +979,9 @@ void ScriptRunner::close_state() {
   heap = nullptr;
   lua_ = nullptr;
   functions_.clear();
+  last_function_ = functions_.end();
   sha_of_body_.clear();
+  last_body_ = sha_of_body_.end();
 }
 
 void ScriptRunner::flush() {
@@ -1268,19 +1270,26 @@ Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
       sha = &lowered;
     }
   } else {
-    auto known = sha_of_body_.find(call.argv[1]);
+    // A client sends the same body again and again: the last one is compared first.
+    auto known = last_body_ != sha_of_body_.end() && last_body_->first == call.argv[1]
+                     ? last_body_
+                     : sha_of_body_.find(call.argv[1]);
     if (known == sha_of_body_.end()) {
       known = sha_of_body_.emplace(call.argv[1], sha1_hex(call.argv[1])).first;
     }
+    last_body_ = known;
     sha = &known->second;
   }
-  auto found = functions_.find(*sha);
+  auto found = last_function_ != functions_.end() && last_function_->first == *sha
+                   ? last_function_
+                   : functions_.find(*sha);
   if (found == functions_.end()) {
     if (by_sha) return Reply::error("NOSCRIPT No matching script. Please use EVAL.");
     std::string error;
     if (!create_function(*sha, call.argv[1], error)) return Reply::error(error);
     found = functions_.find(*sha);
   }
+  last_function_ = found;
   return run(call, found->first, key_count, found->second);
 }
 

@@ -167,6 +167,8 @@ class ScriptRunner {
   lua_State* lua_ = nullptr;
   std::unique_ptr<LuaStateHome> home_;         // where lua_ lives
   std::map<std::string, Function> functions_;  // by SHA-1
+  // The last function EVAL/EVALSHA ran (a client sends the same script again and again).
+  std::map<std::string, Function>::iterator last_function_ = functions_.end();
   // Native runs not yet made in Lua, encoded (scripting.cpp: append_owed / catch_up), and an
   // upper bound of what making them would allocate in Lua.
   struct OwedBuffer {
@@ -187,6 +189,7 @@ class ScriptRunner {
   // Script body -> its SHA-1, so a repeated EVAL of the same body does not hash it again
   // (bounded by the script cache: cleared with it).
   std::map<std::string, std::string, std::less<>> sha_of_body_;
+  std::map<std::string, std::string, std::less<>>::iterator last_body_ = sha_of_body_.end();
   int environment_ref_ = 0;  // the read-only globals proxy scripts run in
   int error_handler_ref_ = 0;
   RedisEngine::Call* current_ = nullptr;  // the EVAL being run
