@@ -354,21 +354,30 @@ bool RedisEngine::remove_key(std::string_view key) {
 }
 
 Value& RedisEngine::set_string(std::string_view key, std::string_view value, bool keep_ttl) {
-  auto it = keys_.find(key);
-  if (it == keys_.end()) {
-    it = keys_.emplace(std::string(key), Value{}).first;
-  } else {
-    const int64_t expire_at_ms = it->second.expire_at_ms;
-    it->second = Value{};
-    if (keep_ttl) {
-      it->second.expire_at_ms = expire_at_ms;
-    } else if (expire_at_ms != no_expiry_ms) {
-      volatile_keys_.erase(it->first);
+  // One descent of the tree whether the key is new or not (find, then emplace, made two).
+  auto it = keys_.lower_bound(key);
+  if (it == keys_.end() || it->first != key) {
+    it = keys_.emplace_hint(it, std::string(key), Value{});
+    it->second.string.assign(value);
+    return it->second;
+  }
+  return overwrite_string(key, it->second, value, keep_ttl);
+}
+
+Value& RedisEngine::overwrite_string(std::string_view key, Value& existing, std::string_view value,
+                                     bool keep_ttl) {
+  const int64_t expire_at_ms = existing.expire_at_ms;
+  existing = Value{};
+  if (keep_ttl) {
+    existing.expire_at_ms = expire_at_ms;
+  } else if (expire_at_ms != no_expiry_ms) {
+    if (const auto volatile_key = volatile_keys_.find(key); volatile_key != volatile_keys_.end()) {
+      volatile_keys_.erase(volatile_key);
     }
   }
-  it->second.type = ValueType::string;
-  it->second.string.assign(value);
-  return it->second;
+  existing.type = ValueType::string;
+  existing.string.assign(value);
+  return existing;
 }
 
 void RedisEngine::set_expiry(std::string_view key, Value& value, int64_t when_ms) {

@@ -202,6 +202,9 @@ class RedisEngine {
   void delete_expired(Call& call, Keyspace::iterator it);
   bool remove_key(std::string_view key);
   Value& set_string(std::string_view key, std::string_view value, bool keep_ttl);
+  // set_string for a key just looked up and found (`existing` is its value).
+  Value& overwrite_string(std::string_view key, Value& existing, std::string_view value,
+                          bool keep_ttl);
   void set_expiry(std::string_view key, Value& value, int64_t when_ms);
   void clear_expiry(std::string_view key, Value& value);
 
