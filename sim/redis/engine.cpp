@@ -262,10 +262,6 @@ bool RedisEngine::is_shutdown(const Command& command) {
   return !command.empty() && equals_ignore_case(command[0], "shutdown");
 }
 
-bool RedisEngine::take_shutdown_request() {
-  return std::exchange(shutdown_requested_, false);
-}
-
 Reply RedisEngine::cmd_shutdown(Call& call) {
   if (std::optional<Reply> refusal = shutdown_refusal(call.argv, false)) return *refusal;
   // The server stops without a reply: the node (or the CLI) takes the request and stops.

@@ -155,9 +155,17 @@ class RedisEngine {
   // Empties the script cache (a restart loses it).
   void flush_scripts();
   // The BLPOP just executed would block (engine_lists.cpp); taken by the caller, once.
-  std::optional<BlockRequest> take_block_request();
+  // Inline, as take_shutdown_request and take_ready_keys: the node asks after every command and
+  // the answer is nearly always "none".
+  std::optional<BlockRequest> take_block_request() {
+    if (!block_request_) return std::nullopt;
+    return std::exchange(block_request_, std::nullopt);
+  }
   // Keys a push made ready since the last call, in the order first pushed (Redis's ready_keys).
-  std::vector<std::string> take_ready_keys();
+  std::vector<std::string> take_ready_keys() {
+    if (ready_keys_.empty()) return {};
+    return std::exchange(ready_keys_, {});
+  }
 
   std::size_t key_count() const { return keys_.size(); }
   std::size_t keys_with_expiry() const { return volatile_keys_.size(); }
@@ -184,7 +192,7 @@ class RedisEngine {
   static std::optional<Reply> shutdown_refusal(const Command& command, bool busy);
   static bool is_shutdown(const Command& command);
   // The command just executed was a SHUTDOWN that stops the server; taken by the caller, once.
-  bool take_shutdown_request();
+  bool take_shutdown_request() { return std::exchange(shutdown_requested_, false); }
 
   // Internal: one command being executed (public so the scripting module can drive it).
   struct Call;
