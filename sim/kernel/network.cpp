@@ -1,6 +1,7 @@
 #include "sim/kernel/network.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 
 #include "sim/kernel/assert.hpp"
@@ -42,23 +43,60 @@ Duration DelaySpec::draw(Rng& rng) const {
 
 void Network::name_process(ProcessId id, std::string name) {
   SIM_ASSERT(!name.empty());
+  SIM_ASSERT_LT(id, UINT32_MAX);
   if (id >= process_count_) {
     process_count_ = static_cast<std::size_t>(id) + 1;
-    rows_.resize(process_count_);
     names_.resize(process_count_);
   }
   names_[id] = std::move(name);
 }
 
-Network::Link& Network::link(ProcessId from, ProcessId to) {
-  SIM_ASSERT_LT(from, process_count_);
-  SIM_ASSERT_LT(to, process_count_);
-  std::vector<std::pair<ProcessId, Link>>& row = rows_[from];
-  auto it = std::lower_bound(
-      row.begin(), row.end(), to,
-      [](const std::pair<ProcessId, Link>& entry, ProcessId id) { return entry.first < id; });
-  if (it == row.end() || it->first != to) it = row.insert(it, {to, Link{}});
-  return it->second;
+namespace {
+uint64_t link_key(ProcessId from, ProcessId to) {
+  return (uint64_t{from} << 32) | to;
+}
+}  // namespace
+
+inline std::size_t Network::table_position(uint64_t key) const {
+  const std::size_t mask = link_table_.size() - 1;
+  // Fibonacci hashing: the product's high bits spread neighbouring ids over the table.
+  std::size_t position =
+      static_cast<std::size_t>((key * 0x9e3779b97f4a7c15ULL) >> link_table_shift_);
+  while (link_table_[position].key != key && link_table_[position].key != empty_key) {
+    position = (position + 1) & mask;
+  }
+  return position;
+}
+
+void Network::grow_link_table() {
+  std::vector<LinkTableEntry> old = std::move(link_table_);
+  link_table_.assign(old.empty() ? 64 : old.size() * 2, LinkTableEntry{});
+  link_table_shift_ = static_cast<uint32_t>(64 - std::countr_zero(link_table_.size()));
+  for (const LinkTableEntry& entry : old) {
+    if (entry.key != empty_key) link_table_[table_position(entry.key)] = entry;
+  }
+}
+
+// Inline in route: a link found is the path of nearly every message. A pair not found, ids out
+// of range included, goes to add_link, which checks them.
+inline Network::Link& Network::link(ProcessId from, ProcessId to) {
+  const uint64_t key = link_key(from, to);
+  if (!link_table_.empty()) {
+    const LinkTableEntry& entry = link_table_[table_position(key)];
+    if (entry.key == key) return links_[entry.link];
+  }
+  return add_link(key);
+}
+
+Network::Link& Network::add_link(uint64_t key) {
+  SIM_ASSERT_LT(key >> 32, process_count_);
+  SIM_ASSERT_LT(key & UINT32_MAX, process_count_);
+  if (2 * (links_.size() + 1) > link_table_.size()) grow_link_table();
+  LinkTableEntry& entry = link_table_[table_position(key)];
+  entry.key = key;
+  entry.link = static_cast<uint32_t>(links_.size());
+  links_.emplace_back();
+  return links_.back();
 }
 
 void Network::set_link_delay(ProcessId from, ProcessId to, const DelaySpec& delay) {
@@ -76,31 +114,41 @@ void Network::set_link_loss(ProcessId from, ProcessId to, uint32_t numerator,
 std::pair<uint32_t, uint32_t> Network::link_loss(ProcessId from, ProcessId to) const {
   SIM_ASSERT_LT(from, process_count_);
   SIM_ASSERT_LT(to, process_count_);
-  const std::vector<std::pair<ProcessId, Link>>& row = rows_[from];
-  auto it = std::lower_bound(
-      row.begin(), row.end(), to,
-      [](const std::pair<ProcessId, Link>& entry, ProcessId id) { return entry.first < id; });
-  if (it == row.end() || it->first != to) return {0, 1};
-  return {it->second.loss_numerator, it->second.loss_denominator};
+  if (link_table_.empty()) return {0, 1};
+  const LinkTableEntry& entry = link_table_[table_position(link_key(from, to))];
+  if (entry.key == empty_key) return {0, 1};
+  const Link& l = links_[entry.link];
+  return {l.loss_numerator, l.loss_denominator};
 }
 
 std::size_t Network::add_partition(PartitionRule rule) {
   std::sort(rule.side_a.begin(), rule.side_a.end());
   std::sort(rule.side_b.begin(), rule.side_b.end());
   partitions_.push_back(std::move(rule));
+  update_partition_window();
   return partitions_.size() - 1;
+}
+
+void Network::update_partition_window() {
+  partitions_start_min_ = Instant::max();
+  partitions_end_max_ = Instant::zero();
+  for (const PartitionRule& rule : partitions_) {
+    partitions_start_min_ = std::min(partitions_start_min_, rule.start);
+    partitions_end_max_ = std::max(partitions_end_max_, rule.end);
+  }
 }
 
 void Network::heal(std::size_t partition_index, Instant at) {
   SIM_ASSERT_LT(partition_index, partitions_.size());
   partitions_[partition_index].end = std::min(partitions_[partition_index].end, at);
+  update_partition_window();
 }
 
-bool Network::side_contains(const std::vector<ProcessId>& side, ProcessId id) {
+inline bool Network::side_contains(const std::vector<ProcessId>& side, ProcessId id) {
   return std::binary_search(side.begin(), side.end(), id);
 }
 
-bool Network::is_cut(ProcessId from, ProcessId to, Instant at) const {
+bool Network::cut_by_rules(ProcessId from, ProcessId to, Instant at) const {
   for (const PartitionRule& rule : partitions_) {
     if (at < rule.start || at >= rule.end) continue;
     if (side_contains(rule.side_a, from) && side_contains(rule.side_b, to)) return true;

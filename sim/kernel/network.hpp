@@ -83,7 +83,10 @@ class Network {
   void heal(std::size_t partition_index, Instant at);
   void add_hold(HoldRule rule) { holds_.push_back(std::move(rule)); }
 
-  bool is_cut(ProcessId from, ProcessId to, Instant at) const;
+  // Inline for the common case of no partition in force (every message asks, twice).
+  bool is_cut(ProcessId from, ProcessId to, Instant at) const {
+    return at >= partitions_start_min_ && at < partitions_end_max_ && cut_by_rules(from, to, at);
+  }
 
   struct Route {
     std::optional<DropReason> dropped;
@@ -104,17 +107,35 @@ class Network {
     std::optional<Rng> rng;
   };
   Link& link(ProcessId from, ProcessId to);
+  Link& add_link(uint64_t key);
+  // Where the link's index is in link_table_, or the empty entry where it would go.
+  std::size_t table_position(uint64_t key) const;
+  void grow_link_table();
+  void update_partition_window();
+  bool cut_by_rules(ProcessId from, ProcessId to, Instant at) const;
   static bool side_contains(const std::vector<ProcessId>& side, ProcessId id);
 
   uint64_t seed_;
   std::size_t process_count_ = 0;
   std::vector<std::string> names_;  // by ProcessId
   DelaySpec default_delay_ = DelaySpec::fixed(Duration::from_ms(1));
-  // Per sender, the links it has used, sorted by receiver and made on first use: a run's links
-  // grow with the pairs that talk (nodes x clients), not with the square of its processes
-  // (a dense matrix made 1000 nodes cost 18 s and 300 MB, most of it in growing the matrix).
-  std::vector<std::vector<std::pair<ProcessId, Link>>> rows_;
+  // The links used so far, made on first use: a run's links grow with the pairs that talk
+  // (nodes x clients), not with the square of its processes (a dense matrix made 1000 nodes cost
+  // 18 s and 300 MB, most of it in growing the matrix). Found by (from, to) in an open-addressing
+  // table (a power of two of entries, at most half full, linear probing), which is never iterated:
+  // a per-sender row searched by binary search cost about 70 instructions a message.
+  struct LinkTableEntry {
+    uint64_t key = empty_key;  // (from << 32) | to
+    uint32_t link = 0;         // index in links_
+  };
+  static constexpr uint64_t empty_key = UINT64_MAX;  // no process has the id UINT32_MAX
+  std::vector<Link> links_;
+  std::vector<LinkTableEntry> link_table_;
+  uint32_t link_table_shift_ = 64;  // 64 - log2(link_table_.size())
   std::vector<PartitionRule> partitions_;
+  // No rule is in force outside [partitions_start_min_, partitions_end_max_).
+  Instant partitions_start_min_ = Instant::max();
+  Instant partitions_end_max_ = Instant::zero();
   std::vector<HoldRule> holds_;
 };
 

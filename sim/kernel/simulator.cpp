@@ -240,7 +240,9 @@ std::size_t text_bytes(const Reply& reply) {
 }
 
 std::size_t text_bytes(const Message& message) {
-  std::size_t bytes = text_bytes(message.reply);
+  // A reply without elements (and a request's empty reply) without the recursive call.
+  std::size_t bytes =
+      message.reply.elements.empty() ? message.reply.text.size() : text_bytes(message.reply);
   for (const std::string& argument : message.command)
     bytes += string_bytes + argument.size();
   return bytes;

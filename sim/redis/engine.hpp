@@ -159,9 +159,17 @@ class RedisEngine {
   // Makes them in Lua now, for tests; the Lua state's memory count, as its allocator counts.
   std::size_t script_memory_after_catch_up();
   // The BLPOP just executed would block (engine_lists.cpp); taken by the caller, once.
-  std::optional<BlockRequest> take_block_request();
+  // Inline, as take_shutdown_request and take_ready_keys: the node asks after every command and
+  // the answer is nearly always "none".
+  std::optional<BlockRequest> take_block_request() {
+    if (!block_request_) return std::nullopt;
+    return std::exchange(block_request_, std::nullopt);
+  }
   // Keys a push made ready since the last call, in the order first pushed (Redis's ready_keys).
-  std::vector<std::string> take_ready_keys();
+  std::vector<std::string> take_ready_keys() {
+    if (ready_keys_.empty()) return {};
+    return std::exchange(ready_keys_, {});
+  }
 
   std::size_t key_count() const { return keys_.size(); }
   std::size_t keys_with_expiry() const { return volatile_keys_.size(); }
@@ -188,7 +196,7 @@ class RedisEngine {
   static std::optional<Reply> shutdown_refusal(const Command& command, bool busy);
   static bool is_shutdown(const Command& command);
   // The command just executed was a SHUTDOWN that stops the server; taken by the caller, once.
-  bool take_shutdown_request();
+  bool take_shutdown_request() { return std::exchange(shutdown_requested_, false); }
 
   // Internal: one command being executed (public so the scripting module can drive it).
   struct Call;
@@ -206,6 +214,9 @@ class RedisEngine {
   void delete_expired(Call& call, Keyspace::iterator it);
   bool remove_key(std::string_view key);
   Value& set_string(std::string_view key, std::string_view value, bool keep_ttl);
+  // set_string for a key just looked up and found (`existing` is its value).
+  Value& overwrite_string(std::string_view key, Value& existing, std::string_view value,
+                          bool keep_ttl);
   void set_expiry(std::string_view key, Value& value, int64_t when_ms);
   void clear_expiry(std::string_view key, Value& value);
 

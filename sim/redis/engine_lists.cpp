@@ -66,14 +66,6 @@ void RedisEngine::signal_key_as_ready(const std::string& key) {
   ready_keys_.push_back(key);
 }
 
-std::vector<std::string> RedisEngine::take_ready_keys() {
-  return std::exchange(ready_keys_, {});
-}
-
-std::optional<BlockRequest> RedisEngine::take_block_request() {
-  return std::exchange(block_request_, std::nullopt);
-}
-
 // LPOP/RPOP key [count] (Redis 7.0 popGenericCommand): without a count the element or nil, with
 // one an array (nil array for a missing key, empty for a count of 0); an emptied list is deleted.
 Reply RedisEngine::pop_generic(Call& call, bool left) {

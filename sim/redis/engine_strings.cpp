@@ -32,47 +32,79 @@ constexpr int set_pxat = 1 << 7;
 constexpr int set_persist = 1 << 8;
 constexpr int any_expire = set_ex | set_px | set_exat | set_pxat;
 
-bool is_option(std::string_view text, const char* name) {
-  return equals_ignore_case(text, name);
+enum class StringOption : uint8_t { nx, xx, get, keepttl, persist, ex, px, exat, pxat, other };
+
+// Which option a word names, any case: by its length first, then its folded letters (one pass
+// instead of comparing it with each name in turn).
+StringOption string_option(std::string_view text) {
+  const auto folded = [&](std::size_t i) {
+    const char c = text[i];
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  };
+  switch (text.size()) {
+    case 2:
+      if (folded(1) != 'x') return StringOption::other;
+      switch (folded(0)) {
+        case 'n':
+          return StringOption::nx;
+        case 'x':
+          return StringOption::xx;
+        case 'e':
+          return StringOption::ex;
+        case 'p':
+          return StringOption::px;
+        default:
+          return StringOption::other;
+      }
+    case 3:
+      return equals_ignore_case(text, "get") ? StringOption::get : StringOption::other;
+    case 4:
+      if (equals_ignore_case(text, "exat")) return StringOption::exat;
+      return equals_ignore_case(text, "pxat") ? StringOption::pxat : StringOption::other;
+    case 7:
+      if (equals_ignore_case(text, "keepttl")) return StringOption::keepttl;
+      return equals_ignore_case(text, "persist") ? StringOption::persist : StringOption::other;
+    default:
+      return StringOption::other;
+  }
 }
 
 // Redis's parseExtendedStringArgumentsOrReply: the option rules of SET (is_set) and GETEX.
 std::optional<Reply> parse_string_options(const Command& argv, bool is_set, int& flags,
                                           const std::string*& expire, bool& seconds) {
+  using enum StringOption;
   for (std::size_t j = is_set ? 3 : 2; j < argv.size(); ++j) {
-    const std::string& option = argv[j];
+    const StringOption option = string_option(argv[j]);
     const std::string* next = j + 1 < argv.size() ? &argv[j + 1] : nullptr;
-    if (is_option(option, "nx") && !(flags & set_xx) && is_set) {
+    if (option == nx && !(flags & set_xx) && is_set) {
       flags |= set_nx;
-    } else if (is_option(option, "xx") && !(flags & set_nx) && is_set) {
+    } else if (option == xx && !(flags & set_nx) && is_set) {
       flags |= set_xx;
-    } else if (is_option(option, "get") && is_set) {
+    } else if (option == get && is_set) {
       flags |= set_get;
-    } else if (is_option(option, "keepttl") && !(flags & set_persist) && !(flags & any_expire) &&
-               is_set) {
+    } else if (option == keepttl && !(flags & set_persist) && !(flags & any_expire) && is_set) {
       flags |= set_keepttl;
-    } else if (is_option(option, "persist") && !is_set && !(flags & any_expire) &&
-               !(flags & set_keepttl)) {
+    } else if (option == persist && !is_set && !(flags & any_expire) && !(flags & set_keepttl)) {
       flags |= set_persist;
-    } else if (is_option(option, "ex") && !(flags & set_keepttl) && !(flags & set_persist) &&
+    } else if (option == ex && !(flags & set_keepttl) && !(flags & set_persist) &&
                !(flags & (set_exat | set_px | set_pxat)) && next != nullptr) {
       flags |= set_ex;
       expire = next;
       seconds = true;
       ++j;
-    } else if (is_option(option, "px") && !(flags & set_keepttl) && !(flags & set_persist) &&
+    } else if (option == px && !(flags & set_keepttl) && !(flags & set_persist) &&
                !(flags & (set_ex | set_exat | set_pxat)) && next != nullptr) {
       flags |= set_px;
       expire = next;
       seconds = false;
       ++j;
-    } else if (is_option(option, "exat") && !(flags & set_keepttl) && !(flags & set_persist) &&
+    } else if (option == exat && !(flags & set_keepttl) && !(flags & set_persist) &&
                !(flags & (set_ex | set_px | set_pxat)) && next != nullptr) {
       flags |= set_exat;
       expire = next;
       seconds = true;
       ++j;
-    } else if (is_option(option, "pxat") && !(flags & set_keepttl) && !(flags & set_persist) &&
+    } else if (option == pxat && !(flags & set_keepttl) && !(flags & set_persist) &&
                !(flags & (set_ex | set_exat | set_px)) && next != nullptr) {
       flags |= set_pxat;
       expire = next;
@@ -148,13 +180,18 @@ Reply RedisEngine::set_generic(Call& call, int flags, std::string_view expire, b
       old_value = Reply::bulk(value->string);
     }
   }
-  const bool found = lookup(call, key) != nullptr;
+  Value* const existing = lookup(call, key);
+  const bool found = existing != nullptr;
   if (((flags & set_nx) && found) || ((flags & set_xx) && !found)) {
     if (flags & set_get) return old_value;
     return abort_reply != nullptr ? *abort_reply : Reply::nil_reply();
   }
   const std::string& new_value = call.argv[call.spec->arity == 4 ? 3 : 2];
-  Value& value = set_string(key, new_value, (flags & set_keepttl) != 0);
+  const bool keep_ttl = (flags & set_keepttl) != 0;
+  // A key found is overwritten where it lies; one not found (absent, or expired on a replica,
+  // which keeps it) goes through set_string's own search.
+  Value& value = found ? overwrite_string(key, *existing, new_value, keep_ttl)
+                       : set_string(key, new_value, keep_ttl);
   if (has_expire) {
     set_expiry(key, value, when_ms);
     emit_ttl(call, options_, make_command("SET", key, new_value, "PXAT", format_int64(when_ms)));

@@ -1,5 +1,7 @@
 #include "sim/redis/text.hpp"
 
+#include <cstring>
+
 namespace redlock_sim::redis_text {
 
 bool parse_int64(std::string_view text, int64_t& value) {
@@ -33,7 +35,30 @@ bool parse_int64(std::string_view text, int64_t& value) {
 }
 
 std::string format_int64(int64_t value) {
-  return std::to_string(value);
+  // Two digits a step from the right, without counting the digits first (std::to_string and
+  // std::to_chars both cost about 240 instructions for a 13-digit time in milliseconds).
+  static constexpr char pairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  char digits[20];
+  char* const end = digits + sizeof digits;
+  char* first = end;
+  uint64_t magnitude = value < 0 ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+  while (magnitude >= 100) {
+    const uint64_t pair = magnitude % 100;
+    magnitude /= 100;
+    first -= 2;
+    std::memcpy(first, pairs + 2 * pair, 2);
+  }
+  if (magnitude >= 10) {
+    first -= 2;
+    std::memcpy(first, pairs + 2 * magnitude, 2);
+  } else {
+    *--first = static_cast<char>('0' + magnitude);
+  }
+  if (value < 0) *--first = '-';
+  return std::string(first, end);
 }
 
 bool equals_ignore_case(std::string_view a, std::string_view b) {

@@ -25,6 +25,9 @@ Reply ClusterNode::handle(const Message& request) {
   const Command& argv = request.command;
   // Compared in place: a lowercased copy of every command's name cost an allocation a request.
   const std::string& name = argv.front();
+  // ROLE and INFO (4 letters), SLAVEOF (7) and REPLICAOF (9): any other length goes straight on
+  // (SET, for one, is compared with none of them).
+  if (name.size() != 4 && name.size() != 7 && name.size() != 9) return handle_command(request);
   if (argv.size() == 1 && equals_ignore_case(name, "role")) return role_reply();
   if (equals_ignore_case(name, "replicaof") || equals_ignore_case(name, "slaveof")) {
     if (argv.size() != 3) return Reply::error(redis_text::wrong_arity(to_lower(name)));

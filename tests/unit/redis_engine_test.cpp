@@ -13,6 +13,7 @@
 #include "sim/redis/engine.hpp"
 #include "sim/redis/node.hpp"
 #include "sim/redis/sha1.hpp"
+#include "sim/redis/text.hpp"
 
 namespace redlock_sim {
 namespace {
@@ -32,6 +33,39 @@ struct Harness {
 const char* release_script =
     "if redis.call('get',KEYS[1]) == ARGV[1] then return redis.call('del',KEYS[1]) else return 0 "
     "end";
+
+TEST(RedisText, FormatInt64WritesWhatToStringWrites) {
+  // format_int64 writes digits two at a time: every digit count, both signs and both ends.
+  std::vector<int64_t> values = {INT64_MIN, INT64_MIN + 1, INT64_MAX, 0, base_ms, -base_ms};
+  for (int64_t power = 1; power <= 1'000'000'000'000'000'000; power *= 10) {
+    for (const int64_t value : {power - 1, power, power + 1}) {
+      values.push_back(value);
+      values.push_back(-value);
+    }
+    if (power == 1'000'000'000'000'000'000) break;
+  }
+  for (const int64_t value : values)
+    EXPECT_EQ(redis_text::format_int64(value), std::to_string(value));
+}
+
+TEST(RedisEngine, SetOptionsAreReadInAnyCaseAndNearMissesAreSyntaxErrors) {
+  // SET's options are classified by length and folded letters: names in mixed case are options,
+  // words one letter off are not.
+  Harness h;
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "k", "a", "pX", "100", "Nx")).is_ok());
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "k", "b", "nX")).is_nil());
+  EXPECT_EQ(h.run(base_ms, make_command("SET", "k", "c", "xX", "gEt")), Reply::bulk("a"));
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "t", "a", "Px", "100")).is_ok());
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "t", "d", "KeepTtl")).is_ok());
+  EXPECT_EQ(h.run(base_ms, make_command("PTTL", "t")), Reply::integer_reply(100));
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "k", "e", "eXaT", "4102444800")).is_ok());
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "k", "f", "PxAt", "4102444800000")).is_ok());
+  for (const char* word : {"nz", "zx", "px1", "ge", "gets", "exa", "pxa", "keepttx", "persist"}) {
+    const Reply reply = h.run(base_ms, make_command("SET", "k", "v", word));
+    EXPECT_TRUE(reply.is_error()) << word;
+    EXPECT_EQ(reply.text, "ERR syntax error") << word;
+  }
+}
 
 // Proves item 1: a key with when = W is readable at clock W and gone at W + 1.
 TEST(RedisEngine, KeyReadableAtExpiryInstantAndGoneOneMillisecondLater) {
