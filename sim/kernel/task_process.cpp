@@ -62,6 +62,22 @@ void TaskProcess::random_bytes(std::span<uint8_t> out) {
   }
 }
 
+namespace {
+
+// A slot given back earlier (the last one first), else a new one at the end of `slots`.
+template <typename Slot>
+uint32_t take_slot(std::vector<uint32_t>& free, std::vector<Slot>& slots) {
+  if (!free.empty()) {
+    const uint32_t slot = free.back();
+    free.pop_back();
+    return slot;
+  }
+  slots.emplace_back();
+  return static_cast<uint32_t>(slots.size() - 1);
+}
+
+}  // namespace
+
 void TaskProcess::start_sleep(Duration duration, std::coroutine_handle<> waiter) {
   const auto tag = reinterpret_cast<uint64_t>(waiter.address());
   SIM_ASSERT((tag & timeout_tag_bit) == 0);
@@ -71,14 +87,7 @@ void TaskProcess::start_sleep(Duration duration, std::coroutine_handle<> waiter)
 
 uint32_t TaskProcess::open_group(std::size_t count, const FanOutOptions& options,
                                  std::vector<Outcome>* results, std::coroutine_handle<> waiter) {
-  uint32_t group_slot;
-  if (!free_groups_.empty()) {
-    group_slot = free_groups_.back();
-    free_groups_.pop_back();
-  } else {
-    group_slot = static_cast<uint32_t>(groups_.size());
-    groups_.emplace_back();
-  }
+  const uint32_t group_slot = take_slot(free_groups_, groups_);
   Group& group = groups_[group_slot];
   group.results.assign(count, Outcome{});
   group.destination = results;
@@ -96,14 +105,7 @@ template <typename CommandRef>
 void TaskProcess::start_request(uint32_t group_slot, uint32_t index, NodeId node, Duration timeout,
                                 CommandRef&& command) {
   SIM_ASSERT_LT(node, endpoints_.size());
-  uint32_t slot;
-  if (!free_requests_.empty()) {
-    slot = free_requests_.back();
-    free_requests_.pop_back();
-  } else {
-    slot = static_cast<uint32_t>(requests_.size());
-    requests_.emplace_back();
-  }
+  const uint32_t slot = take_slot(free_requests_, requests_);
   const TimerId timer = start_timer(ClockKind::monotonic, Process::monotonic_now() + timeout,
                                     (static_cast<uint64_t>(slot) << 1) | timeout_tag_bit);
   PendingRequest& pending = requests_[slot];

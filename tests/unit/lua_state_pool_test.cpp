@@ -13,20 +13,12 @@
 #include "sim/redis/engine.hpp"
 #include "sim/redis/lua_heap.hpp"
 #include "sim/redis/scripting.hpp"
+#include "tests/unit/engine_harness.hpp"
 
 namespace redlock_sim {
 namespace {
 
-constexpr int64_t now_ms = 1'767'225'600'000;
-
-struct Harness {
-  RedisEngine engine;
-  std::vector<Propagated> propagated;
-  Reply run(const Command& command) {
-    return engine.execute(command, ExecutionContext{Instant::from_ms(now_ms)}, propagated);
-  }
-  Reply eval(const std::string& script) { return run(make_command("EVAL", script, "1", "k")); }
-};
+using Harness = test_support::EngineHarness;
 
 // What a script can see of its state: the memory count before and while it churns (the
 // collector's pacing), KEYS, the cjson settings and its encoding.

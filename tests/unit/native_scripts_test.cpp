@@ -11,19 +11,12 @@
 #include "lock_impls/families/scripts.hpp"
 #include "sim/redis/engine.hpp"
 #include "sim/redis/scripting.hpp"
+#include "tests/unit/engine_harness.hpp"
 
 namespace redlock_sim {
 namespace {
 
-constexpr int64_t now_ms = 1'767'225'600'000;
-
-struct Harness {
-  RedisEngine engine;
-  std::vector<Propagated> propagated;
-  Reply run(const Command& command) {
-    return engine.execute(command, ExecutionContext{Instant::from_ms(now_ms)}, propagated);
-  }
-};
+using Harness = test_support::EngineHarness;
 
 Command eval(const Script& script, const std::vector<std::string>& keys_then_args,
              std::size_t keys = 1) {
