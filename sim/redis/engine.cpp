@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -140,6 +141,8 @@ class CommandIndex {
   struct Key {
     std::array<uint64_t, 2> words{};
   };
+  // The first byte of a name is the low byte of its first word (find reads it so).
+  static_assert(std::endian::native == std::endian::little);
   // Every byte of the name, OR 0x20, in two words: the first and last 8 bytes (overlapping
   // for 8 to 15 bytes), the first and last 4 (4 to 7), or bytes 0, n/2 and n-1 (1 to 3). Names
   // compared by key have the same length (a bucket's), so equal keys mean equal folded names.

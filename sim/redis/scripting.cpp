@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "sim/kernel/assert.hpp"
 #include "sim/redis/lua_cmsgpack.hpp"
@@ -864,6 +865,7 @@ constexpr std::size_t owed_bytes_max = 4u << 20;             // a state's owed r
 constexpr std::size_t owed_bytes_on_thread_max = 64u << 20;  // all states' of a thread
 constexpr std::size_t lua_bytes_per_run = 4096;              // tables, stack, globals' slots
 constexpr std::size_t lua_bytes_per_string = 64;             // a string's header, rounded up
+constexpr std::size_t native_text_bytes_max = 64u << 10;     // a C++ run's arguments, a reply
 // What a state as built holds at most (about 80 KB; open_state checks it), counted for a state
 // not yet opened.
 constexpr std::size_t state_as_built_bytes_max = 1u << 20;
@@ -1462,6 +1464,7 @@ const Reply* ScriptRunner::native_call(const RedisEngine::CommandSpec* spec, std
   prefix_.push_back(RecordedCall{std::move(reply), std::move(refusal)});
   const RecordedCall& made = prefix_.back();
   if (!made.refusal.empty() || made.reply.is_error()) return nullptr;
+  if (made.reply.text.size() > native_text_bytes_max) return nullptr;  // recorded, as above
   run_bytes += made.reply.text.size() + lua_bytes_per_string;
   if (!may_run_natively(run_bytes)) return nullptr;
   return &made.reply;
@@ -1473,14 +1476,20 @@ ScriptRunner::NativeRun ScriptRunner::run_native(const Function& function, Redis
   const auto keys = static_cast<std::size_t>(key_count);
   const std::size_t args = argv.size() - 3 - keys;
   const std::size_t args_needed = function.native == Native::pexpire_if_value ? 2 : 1;
-  // A missing KEYS[1] or ARGV[n] is a nil argument, which redis.call refuses: Lua's to tell.
+  // A missing KEYS[1] (or PEXPIRE's ARGV[2]) is a nil argument, which redis.call refuses; a
+  // missing ARGV[1] is compared with the key's value. Both are left to Lua, as uncommon.
   if (keys < 1 || args < args_needed) return NativeRun::not_run;
-  if (owed_.size >= owed_bytes_max || owed_bytes_on_thread >= owed_bytes_on_thread_max) {
+  if (owed_runs_ != 0 &&
+      (owed_.size >= owed_bytes_max || owed_bytes_on_thread >= owed_bytes_on_thread_max)) {
     catch_up();
   }
   std::size_t run_bytes = lua_bytes_per_run;
+  std::size_t argument_text = 0;
   for (std::size_t j = 3; j < argv.size(); ++j)
-    run_bytes += argv[j].size() + lua_bytes_per_string;
+    argument_text += argv[j].size();
+  // A big run is made in Lua: its record would be as big, and records are bounded.
+  if (argument_text > native_text_bytes_max) return NativeRun::not_run;
+  run_bytes += argument_text + (argv.size() - 3) * lua_bytes_per_string;
   if (!may_run_natively(run_bytes)) return NativeRun::not_run;
   static const RedisEngine::CommandSpec* const get = RedisEngine::find_command("GET");
   static const RedisEngine::CommandSpec* const del = RedisEngine::find_command("DEL");
@@ -1589,12 +1598,16 @@ Reply ScriptRunner::take_recorded(std::string& refusal) {
 void ScriptRunner::catch_up() {
   if (lua_ == nullptr) open_state();
   if (owed_runs_ == 0) return;
-  // A caught-up run touches only the Lua state: the running script's fields stay as they are.
-  const std::size_t argument_bytes_kept = argument_bytes;
-  const uint64_t instructions_kept = instructions_used;
-  const std::size_t slack_kept = memory_slack;
-  const std::vector<RecordedCall>* answering_kept = answering_;
-  const std::size_t answered_kept = answered_;
+  // A caught-up run touches only the Lua state: the running script's fields are put back after.
+  const auto fields = [this] {
+    return std::tie(argument_bytes, instructions_used, busy_at_, stop_at_, memory_slack, answering_,
+                    answered_);
+  };
+  const auto kept = std::apply([](auto... value) { return std::make_tuple(value...); }, fields());
+  // The owed runs are short (no count hook fires in them); were one to reach it, it must not
+  // touch the running script's busy state or cap.
+  busy_at_ = UINT64_MAX;
+  stop_at_ = UINT64_MAX;
   lua_State* lua = lua_;
   std::vector<std::string_view> strings;
   const char* at = owed_.bytes.get();
@@ -1650,11 +1663,7 @@ void ScriptRunner::catch_up() {
     lua_settop(lua, 0);
   }
   forget_owed();
-  argument_bytes = argument_bytes_kept;
-  instructions_used = instructions_kept;
-  memory_slack = slack_kept;
-  answering_ = answering_kept;
-  answered_ = answered_kept;
+  fields() = kept;
 }
 
 Reply ScriptRunner::call_from_script(const Command& argv, const RedisEngine::CommandSpec* spec,
