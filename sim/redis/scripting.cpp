@@ -1311,6 +1311,22 @@ void set_array_global(lua_State* lua, std::string_view name, const Strings& argv
   lua_rawset(lua, LUA_GLOBALSINDEX);
 }
 
+// Runs the compiled function `ref` with KEYS and ARGV taken from argv[from..] (`keys` keys, the
+// rest arguments), the error handler `handler_ref` below it and the count hook on for the call:
+// what every run does in Lua, a caught-up run too, step for step. lua_pcall's status.
+template <typename Strings>
+int call_in_lua(lua_State* lua, int handler_ref, int ref, const Strings& argv, std::size_t from,
+                std::size_t keys) {
+  set_array_global(lua, "KEYS", argv, from, keys);
+  set_array_global(lua, "ARGV", argv, from + keys, argv.size() - from - keys);
+  lua_rawgeti(lua, LUA_REGISTRYINDEX, handler_ref);
+  lua_rawgeti(lua, LUA_REGISTRYINDEX, ref);
+  lua_sethook(lua, count_hook, LUA_MASKCOUNT, hook_period_instructions);
+  const int status = lua_pcall(lua, 0, 1, -2);
+  lua_sethook(lua, nullptr, 0, 0);
+  return status;
+}
+
 }  // namespace
 
 Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t key_count,
@@ -1352,15 +1368,9 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
       answering_ = &prefix_;
       answered_ = 0;
     }
-    const auto keys = static_cast<std::size_t>(key_count);
-    set_array_global(lua, "KEYS", call.argv, 3, keys);
-    set_array_global(lua, "ARGV", call.argv, 3 + keys, call.argv.size() - 3 - keys);
-    lua_rawgeti(lua, LUA_REGISTRYINDEX, error_handler_ref_);
     SIM_ASSERT(function.ref != 0);  // compiled by now
-    lua_rawgeti(lua, LUA_REGISTRYINDEX, function.ref);
-    lua_sethook(lua, count_hook, LUA_MASKCOUNT, hook_period_instructions);
-    status = lua_pcall(lua, 0, 1, -2);
-    lua_sethook(lua, nullptr, 0, 0);
+    status = call_in_lua(lua, error_handler_ref_, function.ref, call.argv, 3,
+                         static_cast<std::size_t>(key_count));
     // The Lua body made at least the calls the native run made, in the same order.
     SIM_ASSERT(answering_ == nullptr || answered_ == answering_->size());
     answering_ = nullptr;
@@ -1646,15 +1656,9 @@ void ScriptRunner::catch_up() {
     // As run() does it, step for step.
     memory_slack = 0;
     argument_bytes = 0;
-    set_array_global(lua, "KEYS", strings, 0, keys);
-    set_array_global(lua, "ARGV", strings, keys, strings.size() - keys);
-    lua_rawgeti(lua, LUA_REGISTRYINDEX, error_handler_ref_);
-    lua_rawgeti(lua, LUA_REGISTRYINDEX, ref);
     answering_ = &caught_up_calls_;
     answered_ = 0;
-    lua_sethook(lua, count_hook, LUA_MASKCOUNT, hook_period_instructions);
-    const int status = lua_pcall(lua, 0, 1, -2);
-    lua_sethook(lua, nullptr, 0, 0);
+    const int status = call_in_lua(lua, error_handler_ref_, ref, strings, 0, keys);
     SIM_ASSERT(status == 0 && answered_ == caught_up_calls_.size());
     memory_slack = 1u << 20;
     Reply ignored;
