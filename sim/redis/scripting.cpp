@@ -1463,14 +1463,13 @@ const Reply* ScriptRunner::native_call(const RedisEngine::CommandSpec* spec, std
     argument_bytes += key.size() + (argument != nullptr ? argument->size() : 0);
     if (argument_bytes > memory_bytes_max()) return nullptr;
   }
-  Command& argv = call_argv;
-  argv.clear();
-  argv.emplace_back(name);
-  argv.push_back(key);
-  if (argument != nullptr) argv.push_back(*argument);
+  // The strings are assigned in place (a run's arguments are at most native_text_bytes_max).
+  Command& argv = argument != nullptr ? native_argv3_ : native_argv2_;
+  argv[0].assign(name);
+  argv[1].assign(key);
+  if (argument != nullptr) argv[2].assign(*argument);
   std::string refusal;
   Reply reply = call_from_script(argv, spec, refusal);
-  argv.clear();
   prefix_.push_back(RecordedCall{std::move(reply), std::move(refusal)});
   const RecordedCall& made = prefix_.back();
   if (!made.refusal.empty() || made.reply.is_error()) return nullptr;
@@ -1699,7 +1698,9 @@ Reply ScriptRunner::call_from_script(const Command& argv, const RedisEngine::Com
 // Apart from call_from_script's refusals so that its one named reply is built in the caller's
 // place (g++ moves a named return value when other return statements return other objects).
 Reply ScriptRunner::call_engine(const Command& argv, const RedisEngine::CommandSpec* spec) {
-  std::vector<Propagated> produced;
+  // No call nests in another (EVAL is not callable from a script): one buffer serves them all.
+  std::vector<Propagated>& produced = produced_;
+  produced.clear();  // empty unless a handler threw out of the last call
   RedisEngine::Call inner{argv, current_->now_ms, current_->wall_now, current_->from_master,
                           true, produced};
   inner.spec = spec;
@@ -1710,6 +1711,7 @@ Reply ScriptRunner::call_engine(const Command& argv, const RedisEngine::CommandS
     if (replication_flags == 2) effect.target = PropagationTarget::replicas;
     effects_.push_back(std::move(effect));
   }
+  produced.clear();
   return reply;
 }
 

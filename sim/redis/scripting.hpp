@@ -194,6 +194,12 @@ class ScriptRunner {
   int error_handler_ref_ = 0;
   RedisEngine::Call* current_ = nullptr;  // the EVAL being run
   std::vector<Propagated> effects_;
+  // Buffers kept from call to call (their strings keep their room): a native run's redis.call
+  // arguments, two or three of them (native_call), and what a call from a script propagates
+  // (call_engine).
+  Command native_argv2_ = Command(2);
+  Command native_argv3_ = Command(3);
+  std::vector<Propagated> produced_;
 };
 
 }  // namespace redlock_sim
