@@ -3,22 +3,29 @@
 # git revision REV (default HEAD~1) beside this tree, then compares, byte for byte, every
 # scenario's --json result, a safety matrix (--seeds N) and a 2000-seed exploration's
 # findings.json (a top-level "tool" object, the build's version and commit, excepted). Exit 0
-# when all are identical, 1 naming each difference.
-#   scripts/identical.sh [REV] [--matrix-seeds N] [--explore-seeds N]
+# when all are identical, 1 naming each difference. --after BINARY compares REV with another
+# build's CLI instead of this tree's (the profile-guided one of scripts/build-pgo.sh, say).
+#   scripts/identical.sh [REV] [--matrix-seeds N] [--explore-seeds N] [--after BINARY]
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 rev=HEAD~1
 matrix_seeds=20
 explore_seeds=2000
+after_binary=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --matrix-seeds) matrix_seeds=$2; shift 2 ;;
     --explore-seeds) explore_seeds=$2; shift 2 ;;
+    --after) after_binary=$2; shift 2 ;;
     -*) echo "identical.sh: unknown flag $1"; exit 2 ;;
     *) rev=$1; shift ;;
   esac
 done
-"$repo_root/scripts/build.sh" >/dev/null
+if [ -n "$after_binary" ]; then
+  [ -x "$after_binary" ] || { echo "identical.sh: $after_binary is not an executable"; exit 2; }
+else
+  "$repo_root/scripts/build.sh" >/dev/null
+fi
 before_tree="$repo_root/build/identical-before"
 work=$(mktemp -d)
 trap 'rm -rf "$work"; git -C "$repo_root" worktree remove --force "$before_tree" >/dev/null 2>&1' EXIT
@@ -29,7 +36,7 @@ cmake -S "$before_tree" -B "$before_tree/build" -DCMAKE_BUILD_TYPE=Release >/dev
   cmake --build "$before_tree/build" --target redlock-sim -j "$(nproc)" >/dev/null ||
   { echo "identical.sh: $rev does not build"; exit 2; }
 before="$before_tree/build/redlock-sim"
-after="$build_dir/redlock-sim"
+after=${after_binary:-$build_dir/redlock-sim}
 status=0
 differ() { echo "DIFFERS: $*"; status=1; }
 # Byte for byte, except the top-level "tool" object (the binary's version and commit, which
