@@ -14,16 +14,20 @@ constexpr int64_t timeout_ms_max = 9'000'000'000'000;
 }  // namespace
 
 void RedisNode::on_message(Message& message) {
-  if (message.is_reply || take_while_busy(message)) return;
-  const Connection connection{message.from, message.from_incarnation};
-  const auto it = blocked_.find(connection);
-  if (it != blocked_.end()) {
-    // One TCP connection: Redis reads nothing more from a blocked client until it is served.
-    it->second.queued.push_back(std::move(message));
-    return;
+  // The checks for a busy script, a blocked connection and requests to replay are each made
+  // here first: none applies to nearly every request.
+  if (message.is_reply || (busy_ && take_while_busy(message))) return;
+  if (!blocked_.empty()) {
+    const Connection connection{message.from, message.from_incarnation};
+    const auto it = blocked_.find(connection);
+    if (it != blocked_.end()) {
+      // One TCP connection: Redis reads nothing more from a blocked client until it is served.
+      it->second.queued.push_back(std::move(message));
+      return;
+    }
   }
   serve_request(message);
-  replay_unblocked();
+  if (!replay_.empty()) replay_unblocked();
 }
 
 void RedisNode::serve_request(Message& message) {

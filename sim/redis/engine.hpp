@@ -170,6 +170,7 @@ class RedisEngine {
     if (ready_keys_.empty()) return {};
     return std::exchange(ready_keys_, {});
   }
+  bool has_ready_keys() const { return !ready_keys_.empty(); }
 
   std::size_t key_count() const { return keys_.size(); }
   std::size_t keys_with_expiry() const { return volatile_keys_.size(); }

@@ -72,7 +72,7 @@ void RedisNode::arm_expire_timer() {
 }
 
 void RedisNode::flush_effects() {
-  serve_ready_keys();
+  if (engine_.has_ready_keys()) serve_ready_keys();
   if (!effects_.empty()) {
     if (sink_) sink_(*this, effects_);
     effects_.clear();

@@ -16,12 +16,21 @@ bool parse_int64(std::string_view text, int64_t& value) {
   if (negative && ++position == text.size()) return false;
   if (text[position] < '1' || text[position] > '9') return false;
   uint64_t magnitude = 0;
-  for (; position < text.size(); ++position) {
-    const char c = text[position];
-    if (c < '0' || c > '9') return false;
-    const uint64_t digit = static_cast<uint64_t>(c - '0');
-    if (magnitude > (UINT64_MAX - digit) / 10) return false;
-    magnitude = magnitude * 10 + digit;
+  if (text.size() - position <= 19) {
+    // Nineteen digits or fewer cannot pass UINT64_MAX (20 digits): no check a digit.
+    for (; position < text.size(); ++position) {
+      const auto digit = static_cast<uint64_t>(static_cast<unsigned char>(text[position]) - '0');
+      if (digit > 9) return false;
+      magnitude = magnitude * 10 + digit;
+    }
+  } else {
+    for (; position < text.size(); ++position) {
+      const char c = text[position];
+      if (c < '0' || c > '9') return false;
+      const uint64_t digit = static_cast<uint64_t>(c - '0');
+      if (magnitude > (UINT64_MAX - digit) / 10) return false;
+      magnitude = magnitude * 10 + digit;
+    }
   }
   if (negative) {
     if (magnitude > static_cast<uint64_t>(INT64_MAX) + 1) return false;

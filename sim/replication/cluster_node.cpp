@@ -280,9 +280,9 @@ void ClusterNode::link_down(const std::string& why) {
 // ---- messages ----
 
 void ClusterNode::on_message(Message& message) {
-  if (message.is_reply || message.command.empty() || take_while_busy(message)) return;
+  if (message.is_reply || message.command.empty() || (busy() && take_while_busy(message))) return;
   if (message.request_id == 0 && handle_internal(message)) return;
-  if (handle_wait(message)) return;
+  if (message.command.size() == 3 && handle_wait(message)) return;  // WAIT numreplicas timeout
   RedisNode::on_message(message);  // BLPOP may park the client instead of replying
 }
 

@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,37 @@ TEST(RedisText, FormatInt64WritesWhatToStringWrites) {
   }
   for (const int64_t value : values)
     EXPECT_EQ(redis_text::format_int64(value), std::to_string(value));
+}
+
+TEST(RedisText, ParseInt64TakesWhatRedisTakesAtEveryLength) {
+  // Up to 19 digits no overflow check runs; 20 digits are checked against the range.
+  const auto parsed = [](std::string_view text) -> std::optional<int64_t> {
+    int64_t value = 0;
+    if (!redis_text::parse_int64(text, value)) return std::nullopt;
+    return value;
+  };
+  EXPECT_EQ(parsed("0"), 0);
+  EXPECT_EQ(parsed("7"), 7);
+  EXPECT_EQ(parsed("-7"), -7);
+  EXPECT_EQ(parsed("1767225600000"), 1'767'225'600'000);
+  EXPECT_EQ(parsed("9223372036854775807"), INT64_MAX);
+  EXPECT_EQ(parsed("-9223372036854775808"), INT64_MIN);
+  EXPECT_EQ(parsed("9999999999999999999"), std::nullopt);    // 19 digits, past INT64_MAX
+  EXPECT_EQ(parsed("9223372036854775808"), std::nullopt);    // INT64_MAX + 1
+  EXPECT_EQ(parsed("-9223372036854775809"), std::nullopt);   // INT64_MIN - 1
+  EXPECT_EQ(parsed("-18446744073709551615"), std::nullopt);  // 20 digits, UINT64_MAX
+  EXPECT_EQ(parsed("-18446744073709551616"), std::nullopt);  // 20 digits, past UINT64_MAX
+  EXPECT_EQ(parsed("-99999999999999999999"), std::nullopt);
+  for (const char* bad : {"", "-", "01", "-0", "+1", " 1", "1 ", "1a", "12:", "1/", "1.5",
+                          "123456789012345678901", "1\xff"}) {
+    EXPECT_EQ(parsed(bad), std::nullopt) << bad;
+  }
+  for (int64_t power = 1; power <= 1'000'000'000'000'000'000; power *= 10) {
+    for (const int64_t value : {power - 1, power, power + 1, -power}) {
+      EXPECT_EQ(parsed(std::to_string(value)), value);
+    }
+    if (power == 1'000'000'000'000'000'000) break;
+  }
 }
 
 TEST(RedisEngine, SetOptionsAreReadInAnyCaseAndNearMissesAreSyntaxErrors) {
