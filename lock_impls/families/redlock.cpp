@@ -89,7 +89,7 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
     const Instant deadline =
         options_.count_elapsed ? start + options_.ttl - drift : t2 + options_.ttl - drift;
     const Duration validity = deadline - t2;
-    note(attempt_note(attempt, locked, options_.node_count, validity));
+    if (noting()) note(attempt_note(attempt, locked, options_.node_count, validity));
     if (options_.abort_on_node_error && options_.fan_out == FanOut::sequential && errors > 0) {
       // The node error escapes the library, however many nodes it had locked (redis-plus-plus
       // has no try/catch around a node's SET); the keys already set stay until their TTL.
@@ -189,8 +189,10 @@ Task<ReleaseResult> RedlockClient::release(std::shared_ptr<Lease> lease) {
   ReleaseResult result;
   lease->released = true;
   result.nodes = co_await release_all(lease->resource, lease->value);
-  note("release: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
-       " nodes");
+  if (noting()) {
+    note("release: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
+         " nodes");
+  }
   if (result.nodes >= options_.release_quorum) {
     result.released = true;
     co_return result;
@@ -224,8 +226,10 @@ Task<ExtendResult> RedlockClient::extend_once(Lease& lease) {
   }
   const Instant deadline = t1 + options_.ttl - drift_for(options_.ttl, options_.drift);
   const bool valid = !options_.extend_checks_validity || deadline > t2;
-  note("extend: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
-       " nodes, validity " + ms_text(deadline - t2));
+  if (noting()) {
+    note("extend: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
+         " nodes, validity " + ms_text(deadline - t2));
+  }
   if (result.nodes >= extend_quorum() && valid) {
     result.extended = true;
     result.deadline = Deadline{.clock = options_.clock, .at = deadline};
