@@ -153,6 +153,8 @@ class LockClient {
   void note(std::string text) const {
     if (notes_) notes_(std::move(text));
   }
+  // Whether notes go anywhere: a note's text need not be built when they do not.
+  bool noting() const { return static_cast<bool>(notes_); }
   Instant now_on(ClockKind kind) {
     return kind == ClockKind::wall ? port_.wall_now() : port_.monotonic_now();
   }

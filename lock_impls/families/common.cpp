@@ -258,11 +258,30 @@ Task<Outcome> send_call(Port& port, NodeId node, const Call& call, Duration time
                                        by_sha);
 }
 
+namespace {
+// Node ids 0..count-1 for a parallel round: a constant table up to its size (no list built per
+// round), else `spill`.
+constexpr uint32_t node_table_size = 64;
+constexpr std::array<NodeId, node_table_size> node_table = [] {
+  std::array<NodeId, node_table_size> table{};
+  for (uint32_t n = 0; n < node_table_size; ++n)
+    table[n] = n;
+  return table;
+}();
+
+std::span<const NodeId> first_nodes(uint32_t count, std::vector<NodeId>& spill) {
+  if (count <= node_table_size) return std::span<const NodeId>(node_table.data(), count);
+  spill = all_nodes(count);
+  return spill;
+}
+}  // namespace
+
 Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call& call,
                                     FanOut fan_out, FanOutOptions fan, Duration timeout,
                                     bool by_sha, bool abort_on_node_error) {
   if (fan_out == FanOut::parallel) {
-    const std::vector<NodeId> nodes = all_nodes(node_count);
+    std::vector<NodeId> spill;
+    const std::span<const NodeId> nodes = first_nodes(node_count, spill);
     if (call.script != nullptr) {
       co_return co_await run_script_on(port, nodes, *call.script, call.keys, call.args, timeout,
                                        fan, by_sha);

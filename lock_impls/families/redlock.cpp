@@ -67,17 +67,20 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
   const Instant first_start = read_clock();
   const Duration drift = drift_for(options_.ttl, options_.drift);
   const uint32_t tries = tries_for(options_.retry_count, options_.attempts_cap);
+  // The request is the same for every attempt with the same token: built once per token.
+  Call call = acquire_call(resource, value);
   for (uint32_t attempt = 1; attempt <= tries; ++attempt) {
     grant.attempts = attempt;
     if (options_.token_per_attempt && attempt > 1) {
       value = make_token(port(), options_.token_format, options_.token_size);
+      call = acquire_call(resource, value);
     }
     const Instant t1 = read_clock();
     const FanOutOptions fan{
         .mode = options_.wait, .quorum = quorum(), .success = &redlock_acquire_success};
     const std::vector<Outcome> outcomes = co_await call_all(
-        port(), options_.node_count, acquire_call(resource, value), options_.fan_out, fan,
-        options_.request_timeout, options_.use_evalsha, options_.abort_on_node_error);
+        port(), options_.node_count, call, options_.fan_out, fan, options_.request_timeout,
+        options_.use_evalsha, options_.abort_on_node_error);
     const Instant t2 = read_clock();
     const uint32_t locked = count_accepted(outcomes);
     const uint32_t errors = count_errors(outcomes);
@@ -86,7 +89,7 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
     const Instant deadline =
         options_.count_elapsed ? start + options_.ttl - drift : t2 + options_.ttl - drift;
     const Duration validity = deadline - t2;
-    note(attempt_note(attempt, locked, options_.node_count, validity));
+    if (noting()) note(attempt_note(attempt, locked, options_.node_count, validity));
     if (options_.abort_on_node_error && options_.fan_out == FanOut::sequential && errors > 0) {
       // The node error escapes the library, however many nodes it had locked (redis-plus-plus
       // has no try/catch around a node's SET); the keys already set stay until their TTL.
@@ -165,7 +168,11 @@ Task<uint32_t> RedlockClient::release_all(const std::string& resource, const std
   } else if (options_.release_command == RedlockReleaseCommand::delete_if_value_missing_ok) {
     script = &scripts::delete_if_value_missing_ok;
   }
-  const Call call = make_call(*script, resource, {value});
+  // The key and the value copied once each (an initializer list would copy the value twice).
+  Call call;
+  call.script = script;
+  call.keys.push_back(resource);
+  call.args.push_back(value);
   const FanOutOptions release_fan{.mode = FanOutMode::wait_for_all,
                                   .quorum = options_.release_quorum,
                                   .success = &redlock_acquire_success};
@@ -182,8 +189,10 @@ Task<ReleaseResult> RedlockClient::release(std::shared_ptr<Lease> lease) {
   ReleaseResult result;
   lease->released = true;
   result.nodes = co_await release_all(lease->resource, lease->value);
-  note("release: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
-       " nodes");
+  if (noting()) {
+    note("release: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
+         " nodes");
+  }
   if (result.nodes >= options_.release_quorum) {
     result.released = true;
     co_return result;
@@ -217,8 +226,10 @@ Task<ExtendResult> RedlockClient::extend_once(Lease& lease) {
   }
   const Instant deadline = t1 + options_.ttl - drift_for(options_.ttl, options_.drift);
   const bool valid = !options_.extend_checks_validity || deadline > t2;
-  note("extend: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
-       " nodes, validity " + ms_text(deadline - t2));
+  if (noting()) {
+    note("extend: " + std::to_string(result.nodes) + "/" + std::to_string(options_.node_count) +
+         " nodes, validity " + ms_text(deadline - t2));
+  }
   if (result.nodes >= extend_quorum() && valid) {
     result.extended = true;
     result.deadline = Deadline{.clock = options_.clock, .at = deadline};

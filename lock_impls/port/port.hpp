@@ -96,7 +96,8 @@ class Port {
 
  protected:
   // Implementations start the operation and later resume `waiter` exactly once (never from inside
-  // the start call). Results are written to `*results` just before resuming.
+  // the start call). Results are in `*results` when it resumes (an implementation may write each
+  // as it arrives, or all just before resuming).
   virtual void start_sleep(Duration duration, std::coroutine_handle<> waiter) = 0;
   virtual void start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOptions& options,
                              std::vector<Outcome>* results, std::coroutine_handle<> waiter) = 0;
@@ -105,6 +106,10 @@ class Port {
   virtual void start_broadcast(const Command& command, std::span<const NodeId> nodes,
                                Duration timeout, const FanOutOptions& options,
                                std::vector<Outcome>* results, std::coroutine_handle<> waiter);
+  // One request, its outcome written to `*result` (which starts `unknown`) by the time `waiter`
+  // resumes: a fan-out of one without the vectors.
+  virtual void start_send(NodeRequest&& request, Outcome* result,
+                          std::coroutine_handle<> waiter) = 0;
 };
 
 class Port::SleepAwaitable {
@@ -158,18 +163,17 @@ class Port::BroadcastAwaitable {
 
 class Port::SendAwaitable {
  public:
-  SendAwaitable(Port* port, NodeRequest request) : inner_(port, make(std::move(request)), {}) {}
+  SendAwaitable(Port* port, NodeRequest request) : port_(port), request_(std::move(request)) {}
   bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> waiter) { inner_.await_suspend(waiter); }
-  Outcome await_resume() { return std::move(inner_.await_resume().front()); }
+  void await_suspend(std::coroutine_handle<> waiter) {
+    port_->start_send(std::move(request_), &result_, waiter);
+  }
+  Outcome await_resume() { return std::move(result_); }
 
  private:
-  static std::vector<NodeRequest> make(NodeRequest request) {
-    std::vector<NodeRequest> requests;
-    requests.push_back(std::move(request));
-    return requests;
-  }
-  FanOutAwaitable inner_;
+  Port* port_;
+  NodeRequest request_;
+  Outcome result_;
 };
 
 inline Port::SleepAwaitable Port::sleep(Duration duration) {

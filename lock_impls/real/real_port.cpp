@@ -213,10 +213,21 @@ void RealPort::start_sleep(Duration duration, std::coroutine_handle<> waiter) {
 
 void RealPort::start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOptions& options,
                              std::vector<Outcome>* results, std::coroutine_handle<> waiter) {
+  start_group(requests, options, results, nullptr, waiter);
+}
+
+void RealPort::start_send(NodeRequest&& request, Outcome* result, std::coroutine_handle<> waiter) {
+  start_group(std::span<NodeRequest>(&request, 1), FanOutOptions{}, nullptr, result, waiter);
+}
+
+void RealPort::start_group(std::span<NodeRequest> requests, const FanOutOptions& options,
+                           std::vector<Outcome>* destination, Outcome* single,
+                           std::coroutine_handle<> waiter) {
   const uint64_t group_id = next_group_++;
   Group& group = groups_[group_id];
   group.results.assign(requests.size(), Outcome{});
-  group.destination = results;
+  group.destination = destination;
+  group.single = single;
   group.waiter = waiter;
   group.options = options;
   group.outstanding = static_cast<uint32_t>(requests.size());
@@ -262,7 +273,11 @@ void RealPort::complete(uint64_t request, Outcome outcome) {
   std::coroutine_handle<> to_resume;
   if (!group.resumed && satisfied(group)) {
     group.resumed = true;
-    *group.destination = group.results;  // requests still out read as `unknown`
+    if (group.single != nullptr) {
+      *group.single = std::move(group.results.front());
+    } else {
+      *group.destination = group.results;  // requests still out read as `unknown`
+    }
     to_resume = group.waiter;
   }
   if (group.outstanding == 0) groups_.erase(group_it);

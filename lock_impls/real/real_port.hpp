@@ -100,6 +100,7 @@ class RealPort : public Port {
   void start_sleep(Duration duration, std::coroutine_handle<> waiter) override;
   void start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOptions& options,
                      std::vector<Outcome>* results, std::coroutine_handle<> waiter) override;
+  void start_send(NodeRequest&& request, Outcome* result, std::coroutine_handle<> waiter) override;
 
  private:
   class NodeThread;
@@ -114,6 +115,7 @@ class RealPort : public Port {
   struct Group {
     std::vector<Outcome> results;
     std::vector<Outcome>* destination = nullptr;
+    Outcome* single = nullptr;  // a send's one result, instead of `destination`
     std::coroutine_handle<> waiter;
     FanOutOptions options;
     uint32_t outstanding = 0;
@@ -129,6 +131,11 @@ class RealPort : public Port {
   void drive(Task<void>& root);
   void deliver_inputs(std::deque<std::optional<std::string>>& arrived);
   void collect_completions();
+  // Opens a group for `requests` (results written to `destination`, or to `single` for a send)
+  // and submits them.
+  void start_group(std::span<NodeRequest> requests, const FanOutOptions& options,
+                   std::vector<Outcome>* destination, Outcome* single,
+                   std::coroutine_handle<> waiter);
   void post(Completion completion);  // from node threads
   void complete(uint64_t request, Outcome outcome);
   bool satisfied(const Group& group) const;

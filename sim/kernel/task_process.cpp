@@ -85,14 +85,14 @@ void TaskProcess::start_sleep(Duration duration, std::coroutine_handle<> waiter)
   start_timer(ClockKind::monotonic, Process::monotonic_now() + duration, tag);
 }
 
-uint32_t TaskProcess::open_group(std::size_t count, const FanOutOptions& options,
-                                 std::vector<Outcome>* results, std::coroutine_handle<> waiter) {
+uint32_t TaskProcess::open_group(std::size_t count, const FanOutOptions& options, Outcome* results,
+                                 std::coroutine_handle<> waiter) {
   const uint32_t group_slot = take_slot(free_groups_, groups_);
   Group& group = groups_[group_slot];
-  group.results.assign(count, Outcome{});
-  group.destination = results;
+  group.results = results;
   group.waiter = waiter;
   group.options = options;
+  group.total = static_cast<uint32_t>(count);
   group.outstanding = static_cast<uint32_t>(count);
   group.successes = 0;
   group.failures = 0;
@@ -117,9 +117,12 @@ void TaskProcess::start_request(uint32_t group_slot, uint32_t index, NodeId node
                request_wire_id(slot, pending.generation));
 }
 
+// The results vector is sized here (every outcome `unknown`) and written in place.
 void TaskProcess::start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOptions& options,
                                 std::vector<Outcome>* results, std::coroutine_handle<> waiter) {
-  const uint32_t group_slot = open_group(requests.size(), options, results, waiter);
+  results->clear();
+  results->resize(requests.size());
+  const uint32_t group_slot = open_group(requests.size(), options, results->data(), waiter);
   for (uint32_t index = 0; index < requests.size(); ++index) {
     NodeRequest& request = requests[index];
     start_request(group_slot, index, request.node, request.timeout, std::move(request.command));
@@ -131,17 +134,26 @@ void TaskProcess::start_fan_out(std::vector<NodeRequest>&& requests, const FanOu
 void TaskProcess::start_broadcast(const Command& command, std::span<const NodeId> nodes,
                                   Duration timeout, const FanOutOptions& options,
                                   std::vector<Outcome>* results, std::coroutine_handle<> waiter) {
-  const uint32_t group_slot = open_group(nodes.size(), options, results, waiter);
+  results->clear();
+  results->resize(nodes.size());
+  const uint32_t group_slot = open_group(nodes.size(), options, results->data(), waiter);
   for (uint32_t index = 0; index < nodes.size(); ++index)
     start_request(group_slot, index, nodes[index], timeout, command);
 }
 
-bool TaskProcess::satisfied(const Group& group) const {
-  return fan_out_satisfied(group.options, static_cast<uint32_t>(group.results.size()),
-                           group.outstanding, group.successes, group.failures);
+// A group of one whose outcome is the awaiter's own: no vector of requests or results.
+void TaskProcess::start_send(NodeRequest&& request, Outcome* result,
+                             std::coroutine_handle<> waiter) {
+  const uint32_t group_slot = open_group(1, FanOutOptions{}, result, waiter);
+  start_request(group_slot, 0, request.node, request.timeout, std::move(request.command));
 }
 
-void TaskProcess::complete(uint32_t request_slot, Outcome outcome) {
+bool TaskProcess::satisfied(const Group& group) const {
+  return fan_out_satisfied(group.options, group.total, group.outstanding, group.successes,
+                           group.failures);
+}
+
+void TaskProcess::complete(uint32_t request_slot, Reply* reply) {
   PendingRequest& pending = requests_[request_slot];
   SIM_ASSERT(pending.active);
   pending.active = false;
@@ -150,30 +162,30 @@ void TaskProcess::complete(uint32_t request_slot, Outcome outcome) {
   free_requests_.push_back(request_slot);
 
   Group& group = groups_[group_slot];
-  const bool success = group.options.success(outcome);
-  group.results[pending.index] = std::move(outcome);
   --group.outstanding;
-  if (success) {
-    ++group.successes;
-  } else {
-    ++group.failures;
-  }
   std::coroutine_handle<> to_resume;
-  if (!group.resumed && satisfied(group)) {
-    group.resumed = true;
-    // Requests still out read as `unknown`. When none is out the group is done with its
-    // results: they move instead of being copied.
-    if (group.outstanding == 0) {
-      *group.destination = std::move(group.results);
-    } else {
-      *group.destination = group.results;
+  if (!group.resumed) {
+    // The waiter has not resumed: its result is written in place (a timeout leaves `unknown`).
+    Outcome& outcome = group.results[pending.index];
+    if (reply != nullptr) {
+      outcome.kind = OutcomeKind::ok;
+      outcome.reply = std::move(*reply);
     }
-    to_resume = group.waiter;
+    if (group.options.success(outcome)) {
+      ++group.successes;
+    } else {
+      ++group.failures;
+    }
+    if (satisfied(group)) {
+      // Requests still out read as `unknown`; what they bring later is read by no one.
+      group.resumed = true;
+      group.results = nullptr;
+      to_resume = group.waiter;
+    }
   }
   if (group.resumed && group.outstanding == 0) {
     group.active = false;
     ++group.generation;
-    group.results.clear();
     free_groups_.push_back(group_slot);
   }
   // Resume last: the coroutine may start new requests and grow the slabs.
@@ -194,7 +206,7 @@ void TaskProcess::on_message(Message& message) {
   PendingRequest& pending = requests_[slot];
   if (!pending.active || pending.generation != generation) return;  // late reply: timed out
   cancel_timer(pending.timer);
-  complete(slot, Outcome{.kind = OutcomeKind::ok, .reply = std::move(message.reply)});
+  complete(slot, &message.reply);
 }
 
 void TaskProcess::on_timer(uint64_t tag) {
@@ -205,7 +217,7 @@ void TaskProcess::on_timer(uint64_t tag) {
   }
   const auto slot = static_cast<uint32_t>(tag >> 1);
   SIM_ASSERT(requests_[slot].active);
-  complete(slot, Outcome{.kind = OutcomeKind::unknown, .reply = {}});
+  complete(slot, nullptr);
 }
 
 void TaskProcess::on_crash() {

@@ -40,6 +40,7 @@ class TaskProcess : public Process, public Port {
   void start_broadcast(const Command& command, std::span<const NodeId> nodes, Duration timeout,
                        const FanOutOptions& options, std::vector<Outcome>* results,
                        std::coroutine_handle<> waiter) override;
+  void start_send(NodeRequest&& request, Outcome* result, std::coroutine_handle<> waiter) override;
   void on_message(Message& message) override;
   void on_timer(uint64_t tag) override;
   void on_crash() override;
@@ -56,24 +57,30 @@ class TaskProcess : public Process, public Port {
   };
   struct Group {
     uint32_t generation = 0;
-    std::vector<Outcome> results;
-    std::vector<Outcome>* destination = nullptr;
+    // The waiter's results (`total` of them, each `unknown` until its request completes),
+    // written in place as requests complete; null once the waiter resumed: later outcomes are
+    // read by no one.
+    Outcome* results = nullptr;
     std::coroutine_handle<> waiter;
     FanOutOptions options;
+    uint32_t total = 0;
     uint32_t outstanding = 0;
     uint32_t successes = 0;
     uint32_t failures = 0;
     bool resumed = false;
     bool active = false;
   };
-  // A fan-out's group, for `count` requests, and one request of it (its timer started, then
-  // its message sent: the order both kinds of fan-out keep).
-  uint32_t open_group(std::size_t count, const FanOutOptions& options,
-                      std::vector<Outcome>* results, std::coroutine_handle<> waiter);
+  // A fan-out's group, for `count` requests whose outcomes go to `results[0..count)` (each
+  // `unknown` already), and one request of it (its timer started, then its message sent: the
+  // order every kind of fan-out keeps).
+  uint32_t open_group(std::size_t count, const FanOutOptions& options, Outcome* results,
+                      std::coroutine_handle<> waiter);
   template <typename CommandRef>
   void start_request(uint32_t group_slot, uint32_t index, NodeId node, Duration timeout,
                      CommandRef&& command);
-  void complete(uint32_t request_slot, Outcome outcome);
+  // A request's end: its reply (moved from), or null for a timeout (the outcome stays
+  // `unknown`).
+  void complete(uint32_t request_slot, Reply* reply);
   bool satisfied(const Group& group) const;
   void sweep_finished_tasks();
 

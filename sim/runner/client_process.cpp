@@ -18,7 +18,10 @@ ClientProcess::ClientProcess(Simulator& simulator, ProcessId id, std::string nam
 
 void ClientProcess::set_lock(std::unique_ptr<LockClient> lock) {
   lock_ = std::move(lock);
-  lock_->set_note_sink([this](std::string note) { tell(StoryKind::attempt, std::move(note)); });
+  // Without a story the lock has no sink, and builds no note.
+  if (telling()) {
+    lock_->set_note_sink([this](std::string note) { tell(StoryKind::attempt, std::move(note)); });
+  }
 }
 
 void ClientProcess::tell(StoryKind kind, std::string text) {
@@ -61,7 +64,8 @@ void ClientProcess::on_unsolicited(Message& message) {
     if (spec_.nodes[i] == services_.master_name) endpoints[i] = *master;
   }
   set_endpoints(std::move(endpoints));
-  tell(StoryKind::failover, "learns the master of " + argv[1] + " is now " + argv[2]);
+  if (telling())
+    tell(StoryKind::failover, "learns the master of " + argv[1] + " is now " + argv[2]);
 }
 
 Task<void> ClientProcess::wait_for_true_time(Instant at) {
@@ -92,8 +96,11 @@ Task<bool> ClientProcess::do_acquire() {
   if (!grant.acquired) {
     grant_id_ = before.grant_id;
     history.end_acquire(call, now, false, 0, grant.attempts);
-    tell(StoryKind::acquire, "failed to acquire '" + spec_.lock + "' after " +
-                                 std::to_string(grant.attempts) + " attempt(s): " + grant.failure);
+    if (telling()) {
+      tell(StoryKind::acquire, "failed to acquire '" + spec_.lock + "' after " +
+                                   std::to_string(grant.attempts) +
+                                   " attempt(s): " + grant.failure);
+    }
     co_return false;
   }
   if (before.lease) outer_.push_back(before);
@@ -121,22 +128,25 @@ Task<bool> ClientProcess::do_acquire() {
       g.ended_at = simulator().now();
       g.end_reason = "told the lock was lost: " + lease.lost_reason;
     }
-    tell(StoryKind::lost, "learns the lock is lost (" + lease.lost_reason + ")");
+    if (telling()) tell(StoryKind::lost, "learns the lock is lost (" + lease.lost_reason + ")");
   };
   // A watchdog's renewal moves what the holder believes, as an extend step does.
   lease_->on_renewed = [this, grant_id](const Lease& lease) {
     services_.history->grant(grant_id).deadlines.push_back({simulator().now(), lease.deadline.at});
   };
-  std::string text = "granted '" + spec_.lock + "' (grant " + std::to_string(grant_id_) + ")";
-  if (lease_->deadline.bounded()) {
-    const Instant local = lease_->deadline.clock == ClockKind::wall ? wall_now() : monotonic_now();
-    text += ", validity " + ms_text(lease_->deadline.at - local) + " on its " +
-            (lease_->deadline.clock == ClockKind::wall ? "wall" : "monotonic") + " clock";
-  } else {
-    text += ", no deadline (held until released)";
+  if (telling()) {
+    std::string text = "granted '" + spec_.lock + "' (grant " + std::to_string(grant_id_) + ")";
+    if (lease_->deadline.bounded()) {
+      const Instant local =
+          lease_->deadline.clock == ClockKind::wall ? wall_now() : monotonic_now();
+      text += ", validity " + ms_text(lease_->deadline.at - local) + " on its " +
+              (lease_->deadline.clock == ClockKind::wall ? "wall" : "monotonic") + " clock";
+    } else {
+      text += ", no deadline (held until released)";
+    }
+    if (fencing_token_) text += ", fencing token " + std::to_string(*fencing_token_);
+    tell(StoryKind::grant, text);
   }
-  if (fencing_token_) text += ", fencing token " + std::to_string(*fencing_token_);
-  tell(StoryKind::grant, text);
   if (spec_.watchdog && lock_->has_watchdog()) spawn(lock_->run_watchdog(lease_));
   co_return true;
 }
@@ -161,6 +171,7 @@ Task<void> ClientProcess::do_release() {
     outer_.pop_back();
   }
   ReleaseResult result = co_await lock_->release(lease);
+  if (!telling()) co_return;
   tell(StoryKind::release, result.released
                                ? "released (" + std::to_string(result.nodes) + " node(s))"
                                : "release failed: " + result.failure);
@@ -173,10 +184,12 @@ Task<bool> ClientProcess::do_extend() {
   ExtendResult result = co_await lock_->extend(lease);
   if (result.extended) {
     services_.history->grant(grant_id).deadlines.push_back({simulator().now(), result.deadline.at});
-    tell(StoryKind::extend, "extended on " + std::to_string(result.nodes) + " node(s)");
+    if (telling()) {
+      tell(StoryKind::extend, "extended on " + std::to_string(result.nodes) + " node(s)");
+    }
     co_return true;
   }
-  tell(StoryKind::extend, "extension failed: " + result.failure);
+  if (telling()) tell(StoryKind::extend, "extension failed: " + result.failure);
   end_grant_on_failed_extend(grant_id, result);
   co_return false;
 }
@@ -209,12 +222,14 @@ Task<bool> ClientProcess::do_read(int64_t timeout_ms) {
   Outcome outcome =
       co_await send(services_.resource_endpoint, resource_read_command(request), timeout);
   if (!outcome.replied() || outcome.reply.type != ReplyType::integer) {
-    tell(StoryKind::read,
-         outcome.replied() ? "read refused: " + outcome.reply.text : "read timed out");
+    if (telling()) {
+      tell(StoryKind::read,
+           outcome.replied() ? "read refused: " + outcome.reply.text : "read timed out");
+    }
     co_return false;
   }
   last_read_ = outcome.reply.integer;
-  tell(StoryKind::read, "reads " + std::to_string(last_read_));
+  if (telling()) tell(StoryKind::read, "reads " + std::to_string(last_read_));
   co_return true;
 }
 
@@ -222,13 +237,13 @@ Task<void> ClientProcess::do_write(std::optional<int64_t> value, int64_t timeout
   const int64_t v = value.value_or(last_read_ + 1);
   const uint64_t grant_id = grant_id_;
   Command command = resource_write_command(resource_request(), v);
-  tell(StoryKind::write, "sends write " + std::to_string(v));
+  if (telling()) tell(StoryKind::write, "sends write " + std::to_string(v));
   Outcome outcome =
       co_await send(services_.resource_endpoint, std::move(command), Duration::from_ms(timeout_ms));
   if (outcome.replied() && outcome.reply.is_ok()) {
     services_.history->add_write_ack({grant_id, id(), simulator().now()});
-    tell(StoryKind::write, "write " + std::to_string(v) + " acknowledged");
-  } else {
+    if (telling()) tell(StoryKind::write, "write " + std::to_string(v) + " acknowledged");
+  } else if (telling()) {
     tell(StoryKind::write, outcome.replied()
                                ? "write " + std::to_string(v) + " refused: " + outcome.reply.text
                                : "write " + std::to_string(v) + " unacknowledged (timeout)");

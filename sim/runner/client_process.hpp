@@ -28,6 +28,8 @@ struct WorldServices {
   std::string master_name;
   std::function<std::optional<ProcessId>(const std::string&)> resolve;
   std::vector<CommandReplyRecord>* replies = nullptr;  // command steps' replies, in order
+  // Whether `tell` keeps the story's lines; when it does not, clients build no line's text.
+  bool record_story = true;
 };
 
 class ClientProcess : public TaskProcess {
@@ -60,6 +62,7 @@ class ClientProcess : public TaskProcess {
   // What the resource is told along with each operation: the current grant, token and value.
   ResourceRequest resource_request() const;
   void tell(StoryKind kind, std::string text);
+  bool telling() const { return services_.record_story; }
 
   ClientSpec spec_;
   WorldServices services_;

@@ -278,6 +278,7 @@ std::optional<std::string> World::build(const LockFactory& factory) {
       return it->second;
     };
     services.master_name = scenario_.failover.enabled ? scenario_.failover.master_name : "";
+    services.record_story = options_.record_story;
     auto& client = simulator_.add_process<ClientProcess>(spec.name, spec, std::move(services));
     apply_clock(client, spec.clock);
     if (scenario_.failover.enabled) cluster_->subscribe_client(client.id());

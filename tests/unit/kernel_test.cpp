@@ -226,6 +226,71 @@ TEST(Kernel, FanOutReturnsAtQuorum) {
   EXPECT_EQ(outcomes[4].kind, OutcomeKind::unknown);
 }
 
+// The results are written in place as replies arrive, until the caller resumes: the replies that
+// come after it (here at 32 and 42 ms) leave the outcomes it holds alone, and the group's slot
+// serves the next fan-out.
+TEST(Kernel, RepliesAfterAQuorumResumedLeaveTheCallersResultsAlone) {
+  Simulator simulator(7);
+  std::vector<ProcessId> ids;
+  for (int i = 0; i < 5; ++i)
+    ids.push_back(simulator.add_process<ServerProcess>("n" + std::to_string(i)).id());
+  auto& client = simulator.add_process<TaskProcess>("client");
+  client.set_endpoints(ids);
+  for (int i = 0; i < 5; ++i) {
+    simulator.network().set_link_delay(client.id(), ids[i],
+                                       DelaySpec::fixed(Duration::from_ms(1 + 10 * i)));
+  }
+  std::vector<Outcome> first;
+  std::vector<Outcome> second;
+  auto body = [&]() -> Task<void> {
+    const Command ping = make_command("PING");
+    const std::vector<NodeId> nodes = {0, 1, 2, 3, 4};
+    std::vector<Outcome> held = co_await client.broadcast(
+        ping, nodes, Duration::from_ms(100), {.mode = FanOutMode::return_at_quorum, .quorum = 3});
+    co_await client.sleep(Duration::from_ms(100));  // the slow replies arrive meanwhile
+    first = std::move(held);
+    second = co_await client.broadcast(ping, nodes, Duration::from_ms(100));
+  };
+  client.spawn(body());
+  simulator.run();
+  ASSERT_EQ(first.size(), 5u);
+  EXPECT_EQ(first[2].kind, OutcomeKind::ok);
+  EXPECT_EQ(first[3].kind, OutcomeKind::unknown);
+  EXPECT_EQ(first[4].kind, OutcomeKind::unknown);
+  EXPECT_EQ(first[4].reply, Reply{});
+  ASSERT_EQ(second.size(), 5u);
+  for (const Outcome& outcome : second)
+    EXPECT_TRUE(outcome.reply.is_ok());
+  EXPECT_EQ(client.live_task_count(), 0u);
+}
+
+// A send's outcome is the awaiter's own: a reply that comes after its timeout changes nothing,
+// and the next send on the same request slot gets its own reply.
+TEST(Kernel, ALateReplyToATimedOutSendChangesNothing) {
+  World world;
+  world.simulator.network().set_link_delay(world.client.id(), world.server.id(),
+                                           DelaySpec::fixed(Duration::from_ms(30)));
+  world.simulator.network().set_link_delay(world.server.id(), world.client.id(),
+                                           DelaySpec::fixed(Duration::from_ms(30)));
+  Outcome timed_out;
+  Outcome after;
+  Instant done;
+  auto body = [&]() -> Task<void> {
+    timed_out = co_await world.client.send(0, make_command("PING"), Duration::from_ms(20));
+    co_await world.client.sleep(Duration::from_ms(100));  // the late reply comes at 60 ms
+    after = co_await world.client.send(0, make_command("PING"), Duration::from_ms(100));
+    done = world.simulator.now();
+  };
+  world.client.spawn(body());
+  world.simulator.run();
+  EXPECT_EQ(timed_out.kind, OutcomeKind::unknown);
+  EXPECT_EQ(timed_out.reply, Reply{});
+  EXPECT_EQ(after.kind, OutcomeKind::ok);
+  EXPECT_TRUE(after.reply.is_ok());
+  EXPECT_EQ(done, Instant::from_ms(180));
+  EXPECT_EQ(world.server.requests_served(), 2u);
+}
+
 // Return-at-quorum-on-success waits for every reply once a quorum cannot succeed, where
 // return-at-quorum resumes as soon as it cannot: three fast refusals out of five, one slow node.
 TEST(Kernel, FanOutReturnsAtQuorumOnSuccessOnly) {
@@ -345,6 +410,7 @@ TEST(Kernel, PortBroadcastDefaultsToAFanOutOfCopies) {
     Instant monotonic_now() override { return Instant::zero(); }
     void random_bytes(std::span<uint8_t>) override {}
     void start_sleep(Duration, std::coroutine_handle<>) override {}
+    void start_send(NodeRequest&&, Outcome*, std::coroutine_handle<>) override {}
     void start_fan_out(std::vector<NodeRequest>&& requests, const FanOutOptions& fan,
                        std::vector<Outcome>* out, std::coroutine_handle<> resume) override {
       started = std::move(requests);

@@ -69,6 +69,59 @@ TEST(RedlockFamily, MinorityFailsReleasesAndRetries) {
   EXPECT_FALSE(world.nodes[1]->has("k"));
 }
 
+// With a token per attempt, each try's SET carries its own token (the request is built again
+// when the token changes) and the lease holds the winning try's: the first try reaches two nodes
+// (cut from the others until 100 ms), the second, after the 200 ms retry delay, all five.
+TEST(RedlockFamily, TokenPerAttemptSendsEachTrysOwnToken) {
+  LockWorld world(1);
+  PartitionRule rule;
+  rule.side_a = {world.client().id()};
+  rule.side_b = {world.node_id(2), world.node_id(3), world.node_id(4)};
+  rule.end = mono_ms(100);
+  world.simulator.network().add_partition(rule);
+  RedlockOptions options = zoo::redlock_reference();
+  options.token_per_attempt = true;
+  RedlockClient lock(world.client(), options);
+  Grant grant;
+  world.run(
+      0, [&]() -> Task<void> { grant = co_await lock.acquire("k"); }(), mono_ms(1'000));
+  ASSERT_TRUE(grant.acquired);
+  EXPECT_EQ(grant.attempts, 2u);
+  std::vector<std::string> set_values;
+  for (const Command& command : world.nodes[0]->log) {
+    if (command.at(0) == "SET") set_values.push_back(command.at(2));
+  }
+  ASSERT_EQ(set_values.size(), 2u);
+  EXPECT_NE(set_values[0], set_values[1]);
+  EXPECT_EQ(set_values[1], grant.lease->value);
+  EXPECT_EQ(world.nodes_holding("k", grant.lease->value), 5u);
+}
+
+// More nodes than call_all's table of node ids (64): every node gets the SET and the release.
+TEST(RedlockFamily, SeventyNodesAcquireAndReleaseOnEveryNode) {
+  LockWorld world(1, 70);
+  world.partition(0, {69});
+  RedlockOptions options = zoo::redlock_reference();
+  options.node_count = 70;
+  RedlockClient lock(world.client(), options);
+  Grant grant;
+  ReleaseResult released;
+  uint32_t held = 0;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        grant = co_await lock.acquire("k");
+        held = world.nodes_holding("k", grant.lease->value);
+        released = co_await lock.release(grant.lease);
+      }(),
+      mono_ms(1'000));
+  ASSERT_TRUE(grant.acquired);
+  EXPECT_EQ(grant.nodes_locked, 69u);
+  EXPECT_EQ(held, 69u);
+  EXPECT_EQ(released.nodes, 69u);
+  EXPECT_EQ(world.nodes_holding("k", grant.lease->value), 0u);
+}
+
 // A SET that timed out still executes later, long after the client gave up; the release the
 // client sent behind it on the same connection (TCP is FIFO) follows it and cleans up.
 TEST(RedlockFamily, TimedOutSetExecutesLaterAsOrphan) {

@@ -198,6 +198,32 @@ TEST(Runner, DigestWithoutMessageContentsLeavesTheRunAlone) {
                                    .trace_digest);
 }
 
+// Without a story (exploration's runs) the clients and their locks build no line's text, and the
+// run is the same run: the same digest, verdicts, stats and history, only no story.
+TEST(Runner, WithoutAStoryTheRunIsTheSameRun) {
+  for (const char* name : {"redlock-workload", "gc-pause-after-acquire-fenced"}) {
+    const Scenario scenario =
+        parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/" + name + ".json");
+    const ScenarioResult told = run_scenario(scenario, registry_lock_factory());
+    const ScenarioResult untold =
+        run_scenario(scenario, registry_lock_factory(), RunOptions{.record_story = false});
+    EXPECT_FALSE(told.story.empty());
+    EXPECT_TRUE(untold.story.empty());
+    EXPECT_EQ(untold.trace_digest, told.trace_digest);
+    EXPECT_EQ(untold.mutual_exclusion, told.mutual_exclusion);
+    EXPECT_EQ(untold.resource_safety, told.resource_safety);
+    EXPECT_EQ(untold.liveness, told.liveness);
+    EXPECT_EQ(untold.stats.events, told.stats.events);
+    EXPECT_EQ(untold.stats.grants, told.stats.grants);
+    ASSERT_EQ(untold.history.grants().size(), told.history.grants().size());
+    for (std::size_t i = 0; i < told.history.grants().size(); ++i) {
+      EXPECT_EQ(untold.history.grants()[i].token, told.history.grants()[i].token);
+      EXPECT_EQ(untold.history.grants()[i].granted_at, told.history.grants()[i].granted_at);
+      EXPECT_EQ(untold.history.grants()[i].ended_at, told.history.grants()[i].ended_at);
+    }
+  }
+}
+
 // An expected overlap matches within the tolerance the judge is given: 5 ms in the simulator,
 // the agreement tolerance for a real run, whose grant lands a few milliseconds late.
 TEST(Runner, JudgeMatchesAnExpectedOverlapWithinItsTolerance) {
