@@ -127,7 +127,7 @@ void Process::clear_timers() {
 // Requests and replies are written in their slot (an emptied one: every field but the command
 // or reply is set here).
 uint32_t Process::take_request_slot(ProcessId to, uint64_t request_id) {
-  const uint32_t slot = simulator_.take_message_slot(to);
+  const uint32_t slot = simulator_.take_message_slot(to, /*reply=*/false);
   Message& message = simulator_.message_at(slot);
   message.from = id_;
   message.to = to;
@@ -154,7 +154,7 @@ void Process::send_message(ProcessId to, const Command& command, uint64_t reques
 }
 
 void Process::reply_to(const Message& request, Reply&& reply) {
-  const uint32_t slot = simulator_.take_message_slot(request.from);
+  const uint32_t slot = simulator_.take_message_slot(request.from, /*reply=*/true);
   Message& message = simulator_.message_at(slot);
   message.from = id_;
   message.to = request.from;
@@ -322,11 +322,12 @@ std::size_t Simulator::memory_bytes() const {
   return bytes;
 }
 
-uint32_t Simulator::take_message_slot(ProcessId to) {
+uint32_t Simulator::take_message_slot(ProcessId to, bool reply) {
   (void)processes_.at(to);
-  if (!free_messages_.empty()) {
-    const uint32_t slot = free_messages_.back();
-    free_messages_.pop_back();
+  std::vector<uint32_t>& free = reply ? free_replies_ : free_requests_;
+  if (!free.empty()) {
+    const uint32_t slot = free.back();
+    free.pop_back();
     return slot;
   }
   if ((message_slots_ & (message_chunk_slots - 1)) == 0) {
@@ -334,7 +335,8 @@ uint32_t Simulator::take_message_slot(ProcessId to) {
     // for every slot, so that giving one back never allocates (ReleaseSlot in deliver runs
     // while an exception may be unwinding).
     const std::size_t slots = std::size_t{message_slots_} + message_chunk_slots;
-    free_messages_.reserve(slots);
+    free_requests_.reserve(slots);
+    free_replies_.reserve(slots);
     message_text_bytes_.reserve(slots);
     message_chunks_.reserve(message_chunks_.size() + 1);
     auto chunk = std::make_unique<Message[]>(message_chunk_slots);
@@ -351,14 +353,20 @@ void Simulator::uncount_message(uint32_t slot) {
 }
 
 void Simulator::release_message_slot(uint32_t slot) {
-  // Emptied in place (no temporary Message or Reply): the strings go, the buffers stay.
+  // Emptied in place (no temporary Message or Reply), the buffers kept. A request's argv stays
+  // whole (its slot goes back to requests, whose argv is always assigned before it is sent); a
+  // reply's slot, taken by replies only, keeps its empty argv.
   Message& message = message_at(slot);
-  message.command.clear();
   message.reply.type = ReplyType::nil;
   message.reply.text.clear();
   message.reply.integer = 0;
   message.reply.elements = ReplyList{};
-  free_messages_.push_back(slot);
+  if (message.is_reply) {
+    message.command.clear();  // empty already, unless a receiver wrote into it
+    free_replies_.push_back(slot);
+  } else {
+    free_requests_.push_back(slot);
+  }
 }
 
 void Simulator::send_slot(uint32_t slot) {

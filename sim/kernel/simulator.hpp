@@ -339,7 +339,10 @@ class Simulator {
   // slot taken for a message to `to` (which must exist), filled, then sent, which counts it in
   // flight or, dropped, gives the slot straight back (so the free list's order is as if no slot
   // had been taken).
-  uint32_t take_message_slot(ProcessId to);
+  // Requests and replies take slots from lists of their own: a request's slot keeps the argv
+  // strings it carried (release leaves them), so that the next argv copied in reuses their
+  // buffers instead of freeing and allocating each string; a reply's slot has an empty argv.
+  uint32_t take_message_slot(ProcessId to, bool reply);
   void send_slot(uint32_t slot);
   void route_slot(uint32_t slot);
   // Ends a message's time in flight (the count and the memory it held) ...
@@ -373,7 +376,8 @@ class Simulator {
   static constexpr uint32_t message_chunk_slots = uint32_t{1} << message_chunk_shift;
   std::vector<std::unique_ptr<Message[]>> message_chunks_;
   uint32_t message_slots_ = 0;
-  std::vector<uint32_t> free_messages_;
+  std::vector<uint32_t> free_requests_;          // slots given back by requests (argv strings kept)
+  std::vector<uint32_t> free_replies_;           // slots given back by replies (argv empty)
   std::vector<std::size_t> message_text_bytes_;  // by slot, for memory_bytes()
   std::size_t in_flight_ = 0;
   std::size_t in_flight_text_bytes_ = 0;  // command and reply strings of the messages in flight
