@@ -42,10 +42,10 @@ const char* run_stop_name(RunStop stop) {
 }
 
 namespace {
-// Min-heap order: the earliest (time, sequence) first.
-bool later(const Event& a, const Event& b) {
-  if (a.time != b.time) return a.time > b.time;
-  return a.sequence > b.sequence;
+// Min-heap order: the earliest (time, sequence) first; the key orders as the sequence does.
+bool later(const EventQueue::Entry& a, const EventQueue::Entry& b) {
+  if (a.time_ns != b.time_ns) return a.time_ns > b.time_ns;
+  return a.key > b.key;
 }
 // Message contents enter the trace digest. Hashed 8 bytes at a time (FNV-1a goes byte by byte
 // and showed up in profiles); any fixed function will do, it only has to be the same everywhere.
@@ -127,7 +127,7 @@ void Process::clear_timers() {
 // Requests and replies are written in their slot (an emptied one: every field but the command
 // or reply is set here).
 uint32_t Process::take_request_slot(ProcessId to, uint64_t request_id) {
-  const uint32_t slot = simulator_.take_message_slot(to);
+  const uint32_t slot = simulator_.take_message_slot(to, /*reply=*/false);
   Message& message = simulator_.message_at(slot);
   message.from = id_;
   message.to = to;
@@ -154,7 +154,7 @@ void Process::send_message(ProcessId to, const Command& command, uint64_t reques
 }
 
 void Process::reply_to(const Message& request, Reply&& reply) {
-  const uint32_t slot = simulator_.take_message_slot(request.from);
+  const uint32_t slot = simulator_.take_message_slot(request.from, /*reply=*/true);
   Message& message = simulator_.message_at(slot);
   message.from = id_;
   message.to = request.from;
@@ -166,12 +166,111 @@ void Process::reply_to(const Message& request, Reply&& reply) {
   simulator_.send_slot(slot);
 }
 
+// ---- EventQueue ----
+
+EventQueue::EventQueue(uint64_t sequence_limit) : sequence_limit_(sequence_limit) {
+  SIM_ASSERT(sequence_limit > 0 && sequence_limit <= default_sequence_limit);
+  entries_.reserve(1024);
+  entries_.assign(4, sentinel);
+  bodies_.reserve(1024);
+}
+
+uint32_t EventQueue::add_body() {
+  // Every queued event holds one body, so a body index past UINT32_MAX - 1 would take more
+  // than 2^32 queued events (and over 100 GB).
+  SIM_ASSERT_LT(bodies_.size(), std::size_t{no_body});
+  bodies_.emplace_back();
+  return static_cast<uint32_t>(bodies_.size() - 1);
+}
+
+void EventQueue::renumber() {
+  // The queued entries' sequences become their ranks: the same order, the same heap, and room
+  // for 2^32 - size() more pushes. A taken root is renumbered with the rest (it is overwritten
+  // or removed before it is read again).
+  std::vector<uint64_t> sequences;
+  sequences.reserve(size_);
+  for (std::size_t i = 0; i < size_; ++i)
+    sequences.push_back(entries_[i].key >> body_bits);
+  std::sort(sequences.begin(), sequences.end());
+  constexpr uint64_t body_mask = (uint64_t{1} << body_bits) - 1;
+  for (std::size_t i = 0; i < size_; ++i) {
+    Entry& entry = entries_[i];
+    const auto rank = static_cast<uint64_t>(
+        std::lower_bound(sequences.begin(), sequences.end(), entry.key >> body_bits) -
+        sequences.begin());
+    entry.key = (rank << body_bits) | (entry.key & body_mask);
+  }
+  next_sequence_ = size_;
+  SIM_ASSERT_LT(next_sequence_, sequence_limit_);
+}
+
+void EventQueue::push_slow(Entry entry) {
+  if (size_ + 4 == entries_.size()) entries_.push_back(sentinel);
+  Entry* const heap = entries_.data();
+  std::size_t hole = size_++;
+  while (hole > 0) {
+    const std::size_t parent = (hole - 1) / 4;
+    if (!later(heap[parent], entry)) break;
+    heap[hole] = heap[parent];
+    hole = parent;
+  }
+  heap[hole] = entry;
+}
+
+// Positions are byte offsets into the heap (an entry is 16 bytes): the children of the entry at
+// offset h start at 4h + 16, and loads address the heap plus an offset, with no multiplications.
+void EventQueue::sift_down_from_root(Entry entry) {
+  static_assert(sizeof(Entry) == 16);
+  char* const heap = reinterpret_cast<char*>(entries_.data());
+  const auto at = [heap](std::size_t offset) -> Entry& {
+    return *reinterpret_cast<Entry*>(heap + offset);
+  };
+  const std::size_t end = size_ * sizeof(Entry);
+  std::size_t hole = 0;
+  while (true) {
+    const std::size_t first_child = 4 * hole + sizeof(Entry);
+    if (first_child >= end) break;
+    // The earliest of the four children (sentinels stand in for missing ones), its time kept
+    // beside it: the keys are read only on a tie (rare), and each choice is a conditional move
+    // (a branch on it would be a coin toss).
+    std::size_t earliest = first_child;
+    int64_t earliest_time = at(first_child).time_ns;
+    const auto consider = [&](std::size_t child) {
+      const int64_t time = at(child).time_ns;
+      if (time == earliest_time) [[unlikely]] {
+        if (at(child).key < at(earliest).key) earliest = child;
+        return;
+      }
+      const bool earlier = __builtin_expect_with_probability(time < earliest_time, 1, 0.5);
+      earliest = earlier ? child : earliest;
+      earliest_time = earlier ? time : earliest_time;
+    };
+    consider(first_child + sizeof(Entry));
+    consider(first_child + 2 * sizeof(Entry));
+    consider(first_child + 3 * sizeof(Entry));
+    if (earliest_time < entry.time_ns ||
+        (earliest_time == entry.time_ns && at(earliest).key < entry.key)) {
+      at(hole) = at(earliest);
+      hole = earliest;
+      continue;
+    }
+    break;
+  }
+  at(hole) = entry;
+}
+
+void EventQueue::remove_taken_top() {
+  top_taken_ = false;
+  const Entry last = entries_[size_ - 1];
+  entries_[size_ - 1] = sentinel;
+  --size_;
+  if (size_ > 0) sift_down_from_root(last);
+}
+
 // ---- Simulator ----
 
 Simulator::Simulator(uint64_t seed, SimulatorLimits limits)
-    : seed_(seed), limits_(limits), network_(seed), trace_(limits.trace_records_max) {
-  queue_.reserve(1024);
-}
+    : seed_(seed), limits_(limits), network_(seed), trace_(limits.trace_records_max) {}
 
 Simulator::~Simulator() {
   // Processes may own coroutine frames that refer to one another; destroy them in reverse order
@@ -180,46 +279,9 @@ Simulator::~Simulator() {
     processes_.pop_back();
 }
 
-void Simulator::push_slow(const Event& event) {
-  std::size_t hole = queue_.size();
-  queue_.push_back(event);
-  while (hole > 0) {
-    const std::size_t parent = (hole - 1) / 4;
-    if (!later(queue_[parent], event)) break;
-    queue_[hole] = queue_[parent];
-    hole = parent;
-  }
-  queue_[hole] = event;
-}
-
-void Simulator::sift_down_from_root(const Event& event) {
-  const std::size_t size = queue_.size();
-  std::size_t hole = 0;
-  while (true) {
-    const std::size_t first_child = 4 * hole + 1;
-    if (first_child >= size) break;
-    std::size_t earliest = first_child;
-    const std::size_t end = std::min(first_child + 4, size);
-    for (std::size_t child = first_child + 1; child < end; ++child) {
-      if (later(queue_[earliest], queue_[child])) earliest = child;
-    }
-    if (!later(event, queue_[earliest])) break;
-    queue_[hole] = queue_[earliest];
-    hole = earliest;
-  }
-  queue_[hole] = event;
-}
-
-void Simulator::remove_taken_top() {
-  top_taken_ = false;
-  const Event last = queue_.back();
-  queue_.pop_back();
-  if (!queue_.empty()) sift_down_from_root(last);
-}
-
 void Simulator::schedule_action(Instant at, std::function<void()> action) {
   actions_.push_back(std::move(action));
-  push(Event{.time = at, .payload = actions_.size() - 1, .kind = EventKind::action});
+  push(at, Event{.payload = actions_.size() - 1, .kind = EventKind::action});
 }
 
 namespace {
@@ -251,21 +313,21 @@ std::size_t text_bytes(const Message& message) {
 }  // namespace
 
 std::size_t Simulator::memory_bytes() const {
-  // An event taken for dispatch and not yet replaced is no longer queued.
-  const std::size_t queued = queue_.size() - (top_taken_ ? 1 : 0);
-  std::size_t bytes = queued * event_bytes + in_flight_ * message_bytes + in_flight_text_bytes_ +
-                      trace_.records().size() * trace_record_bytes +
+  // An event taken for dispatch and not yet replaced is no longer queued (EventQueue::size).
+  std::size_t bytes = queue_.size() * event_bytes + in_flight_ * message_bytes +
+                      in_flight_text_bytes_ + trace_.records().size() * trace_record_bytes +
                       message_log_.size() * message_log_entry_bytes + message_log_text_bytes_;
   bytes += trace_.notes().size() * string_bytes + trace_.notes_bytes();
   if (memory_meter_) bytes += memory_meter_();
   return bytes;
 }
 
-uint32_t Simulator::take_message_slot(ProcessId to) {
+uint32_t Simulator::take_message_slot(ProcessId to, bool reply) {
   (void)processes_.at(to);
-  if (!free_messages_.empty()) {
-    const uint32_t slot = free_messages_.back();
-    free_messages_.pop_back();
+  std::vector<uint32_t>& free = reply ? free_replies_ : free_requests_;
+  if (!free.empty()) {
+    const uint32_t slot = free.back();
+    free.pop_back();
     return slot;
   }
   if ((message_slots_ & (message_chunk_slots - 1)) == 0) {
@@ -273,7 +335,8 @@ uint32_t Simulator::take_message_slot(ProcessId to) {
     // for every slot, so that giving one back never allocates (ReleaseSlot in deliver runs
     // while an exception may be unwinding).
     const std::size_t slots = std::size_t{message_slots_} + message_chunk_slots;
-    free_messages_.reserve(slots);
+    free_requests_.reserve(slots);
+    free_replies_.reserve(slots);
     message_text_bytes_.reserve(slots);
     message_chunks_.reserve(message_chunks_.size() + 1);
     auto chunk = std::make_unique<Message[]>(message_chunk_slots);
@@ -290,14 +353,20 @@ void Simulator::uncount_message(uint32_t slot) {
 }
 
 void Simulator::release_message_slot(uint32_t slot) {
-  // Emptied in place (no temporary Message or Reply): the strings go, the buffers stay.
+  // Emptied in place (no temporary Message or Reply), the buffers kept. A request's argv stays
+  // whole (its slot goes back to requests, whose argv is always assigned before it is sent); a
+  // reply's slot, taken by replies only, keeps its empty argv.
   Message& message = message_at(slot);
-  message.command.clear();
   message.reply.type = ReplyType::nil;
   message.reply.text.clear();
   message.reply.integer = 0;
   message.reply.elements = ReplyList{};
-  free_messages_.push_back(slot);
+  if (message.is_reply) {
+    message.command.clear();  // empty already, unless a receiver wrote into it
+    free_replies_.push_back(slot);
+  } else {
+    free_requests_.push_back(slot);
+  }
 }
 
 void Simulator::send_slot(uint32_t slot) {
@@ -338,7 +407,7 @@ void Simulator::route_slot(uint32_t slot) {
   trace_.record(now_, TraceKind::message_sent, message.from, message.to, message.id,
                 static_cast<uint64_t>(route.delivery.ns()));
   const std::size_t text = text_bytes(message);
-  push(Event{.time = route.delivery, .payload = slot, .kind = EventKind::deliver});
+  push(route.delivery, Event{.payload = slot, .kind = EventKind::deliver});
   message_text_bytes_[slot] = text;
   ++in_flight_;
   in_flight_text_bytes_ += text;
@@ -388,10 +457,8 @@ void Simulator::resume(ProcessId id) {
   // order they arrived.
   std::vector<Event> deferred = std::move(p.deferred_);
   p.deferred_.clear();
-  for (Event event : deferred) {
-    event.time = now_;
-    push(event);
-  }
+  for (const Event& event : deferred)
+    push(now_, event);
 }
 
 void Simulator::crash(ProcessId id) {
@@ -469,7 +536,7 @@ RunResult Simulator::run(Instant until) {
   const Instant time_bound = std::min(until, time_limit);
   RunResult result;
   const uint64_t events_at_start = events_;
-  if (top_taken_) remove_taken_top();  // an exception left a dispatch unfinished
+  queue_.finish_take();  // an exception left a dispatch unfinished
   while (true) {
     if (stop_requested_) {
       stop_requested_ = false;
@@ -483,9 +550,9 @@ RunResult Simulator::run(Instant until) {
       result.stop = RunStop::idle;
       break;
     }
-    const Event& next = queue_.front();
-    if (next.time > time_bound) {
-      if (next.time > until) {
+    const Instant next_time = queue_.next_time();
+    if (next_time > time_bound) {
+      if (next_time > until) {
         now_ = std::max(now_, until);
         result.stop = RunStop::reached_until;
       } else {
@@ -507,16 +574,15 @@ RunResult Simulator::run(Instant until) {
       next_limit_check_ =
           std::min(limits_.events_max, (events_ / memory_check_events + 1) * memory_check_events);
     }
-    const Event event = queue_.front();  // a copy: the dispatch may overwrite the root
-    top_taken_ = true;
-    now_ = event.time;
+    const Event event = queue_.take();  // a copy: the dispatch may reuse its body
+    now_ = next_time;
     ++events_;
     if (event.kind == EventKind::timer) {
       dispatch_timer(event);
     } else {
       dispatch(event);
     }
-    if (top_taken_) remove_taken_top();
+    queue_.finish_take();
   }
   result.end_time = now_;
   result.events = events_ - events_at_start;

@@ -32,14 +32,88 @@ const char* process_status_name(ProcessStatus status);
 
 enum class EventKind : uint8_t { timer, deliver, action };
 
+// What an event does; its time and sequence are in its queue entry (EventQueue::Entry).
 struct Event {
-  Instant time;
-  uint64_t sequence = 0;
   uint64_t payload = 0;  // timer: (slot << 32) | generation; deliver: message slot; action: index
   ProcessId process = 0;
-  uint32_t incarnation = 0;
-  EventKind kind = EventKind::timer;
+  uint32_t incarnation = 0;  // timer: the process's, when the timer was aimed
   uint32_t aim = 0;  // timer: which aiming of the timer this event is (re-aims supersede it)
+  EventKind kind = EventKind::timer;
+};
+
+// The event queue: events in (time, sequence) order, the sequence a counter of pushes, so two
+// events at the same instant come out in the order they were pushed (ns-3's (timestamp, uid)).
+//
+// A 4-ary min-heap (half the depth of a binary heap) of 16-byte entries: the time, and one word
+// holding the sequence above a body index (sequences are unique, so the word orders entries as
+// the sequence does). The bodies lie in a side array that never moves them: a sift moves two
+// words a level, and four children fit in a cache line or two. Holes move instead of swapping.
+//
+// The earliest event is taken for dispatch (take()) but stays at the root until the dispatch
+// pushes its first event, which then takes the root's place and sinks (one sift-down instead of
+// a sift-down and a sift-up: a timer event nearly always schedules the next one); finish_take()
+// removes it when the dispatch pushed nothing. Which events are queued, and so the order they
+// come out in, is the same either way. A taken event's body is given back at once (the
+// dispatch works on a copy): the push that replaces it reuses it.
+class EventQueue {
+ public:
+  struct Entry {
+    int64_t time_ns;
+    uint64_t key;  // (sequence << body_bits) | body index
+  };
+  static constexpr unsigned body_bits = 32;
+  // Past 2^32 pushes the queued entries' sequences are renumbered 0, 1, ... in their order,
+  // which changes no order (EventQueue(limit) sets a lower limit, for tests).
+  static constexpr uint64_t default_sequence_limit = uint64_t{1} << (64 - body_bits);
+
+  explicit EventQueue(uint64_t sequence_limit = default_sequence_limit);
+
+  // No event queued, the taken one aside.
+  bool empty() const { return size_ == (top_taken_ ? 1u : 0u); }
+  // Events queued, the taken one left out.
+  std::size_t size() const { return size_ - (top_taken_ ? 1 : 0); }
+  // The earliest event's time; only when !empty() and no event is taken.
+  Instant next_time() const { return Instant::from_ns(entries_.front().time_ns); }
+  // Takes the earliest event (only when !empty() and no event is taken): a copy of its body.
+  Event take() {
+    const auto body = static_cast<uint32_t>(entries_.front().key);
+    const Event event = bodies_[body];
+    free_body(body);
+    top_taken_ = true;
+    return event;
+  }
+  // Ends the taken event's dispatch: removes it unless a push has replaced it.
+  void finish_take() {
+    if (top_taken_) remove_taken_top();
+  }
+  void push(Instant time, const Event& event);
+
+  // For tests: the number of bodies ever made (each reused once given back).
+  std::size_t body_slots() const { return bodies_.size(); }
+  uint64_t next_sequence() const { return next_sequence_; }
+
+ private:
+  static constexpr uint32_t no_body = UINT32_MAX;
+  void free_body(uint32_t body) {
+    bodies_[body].process = free_body_;  // a free body's link to the one freed before it
+    free_body_ = body;
+  }
+  uint32_t add_body();
+  void renumber();
+  void push_slow(Entry entry);  // onto the heap's end, then up
+  void sift_down_from_root(Entry entry);
+  void remove_taken_top();
+
+  // The heap, entries_[0, size_), then at least 4 sentinels (later than any event: the time
+  // Instant::max() and a key no event has), so that every node with a child has four.
+  static constexpr Entry sentinel{INT64_MAX, UINT64_MAX};
+  std::vector<Entry> entries_;
+  std::size_t size_ = 0;
+  std::vector<Event> bodies_;
+  uint32_t free_body_ = no_body;  // the last body given back, reused first
+  bool top_taken_ = false;        // the root is being dispatched; the next push replaces it
+  uint64_t next_sequence_ = 0;
+  uint64_t sequence_limit_;
 };
 
 struct Message {
@@ -128,7 +202,8 @@ class Process {
   std::vector<TimerSlot> timers_;
   uint32_t free_timer_head_ = no_timer_slot;  // the last slot freed, reused first
   std::size_t active_timers_ = 0;
-  std::vector<Event> deferred_;  // events that arrived while paused, in arrival order
+  std::vector<Event> deferred_;  // events that arrived while paused, in arrival order (re-queued
+                                 // at resume, at the resume's time)
   uint64_t slew_generation_ = 0;
 };
 
@@ -256,10 +331,7 @@ class Simulator {
 
  private:
   friend class Process;
-  void push(Event event);
-  void push_slow(const Event& event);  // onto the heap's end, then up
-  void sift_down_from_root(const Event& event);
-  void remove_taken_top();
+  void push(Instant time, const Event& event);
   void dispatch(const Event& event);
   void dispatch_timer(const Event& event);
   void deliver(const Event& event);
@@ -267,7 +339,10 @@ class Simulator {
   // slot taken for a message to `to` (which must exist), filled, then sent, which counts it in
   // flight or, dropped, gives the slot straight back (so the free list's order is as if no slot
   // had been taken).
-  uint32_t take_message_slot(ProcessId to);
+  // Requests and replies take slots from lists of their own: a request's slot keeps the argv
+  // strings it carried (release leaves them), so that the next argv copied in reuses their
+  // buffers instead of freeing and allocating each string; a reply's slot has an empty argv.
+  uint32_t take_message_slot(ProcessId to, bool reply);
   void send_slot(uint32_t slot);
   void route_slot(uint32_t slot);
   // Ends a message's time in flight (the count and the memory it held) ...
@@ -285,7 +360,6 @@ class Simulator {
   uint64_t seed_;
   SimulatorLimits limits_;
   Instant now_ = Instant::zero();
-  uint64_t sequence_ = 0;
   uint64_t events_ = 0;
   // run() checks the event and memory limits at this count. Right because limits_ is fixed at
   // construction and events_ only grows: a way to change either must reset this to events_.
@@ -294,8 +368,7 @@ class Simulator {
   bool stop_requested_ = false;
   bool in_flight_limit_hit_ = false;
   RunStop stop_reason_ = RunStop::stopped;
-  std::vector<Event> queue_;  // 4-ary min-heap on (time, sequence)
-  bool top_taken_ = false;    // the root is being dispatched; the next push replaces it
+  EventQueue queue_;
   std::vector<std::unique_ptr<Process>> processes_;
   // Messages in flight, in slots that never move (chunks of 64): a message is handed to its
   // receiver where it lies, and the receiver may send (and so add slots) while it reads it.
@@ -303,7 +376,8 @@ class Simulator {
   static constexpr uint32_t message_chunk_slots = uint32_t{1} << message_chunk_shift;
   std::vector<std::unique_ptr<Message[]>> message_chunks_;
   uint32_t message_slots_ = 0;
-  std::vector<uint32_t> free_messages_;
+  std::vector<uint32_t> free_requests_;          // slots given back by requests (argv strings kept)
+  std::vector<uint32_t> free_replies_;           // slots given back by replies (argv empty)
   std::vector<std::size_t> message_text_bytes_;  // by slot, for memory_bytes()
   std::size_t in_flight_ = 0;
   std::size_t in_flight_text_bytes_ = 0;  // command and reply strings of the messages in flight
@@ -354,29 +428,35 @@ inline Instant Process::monotonic_now() const {
   const TimerSlot& timer = timers_[slot];
   const Instant at =
       clock_.first_true_time_reaching(timer.clock, timer.local_deadline, simulator_.now());
-  simulator_.push(Event{.time = at,
-                        .payload = (static_cast<uint64_t>(slot) << 32) | timer.generation,
-                        .process = id_,
-                        .incarnation = incarnation_,
-                        .kind = EventKind::timer,
-                        .aim = timer.aim});
+  simulator_.push(at, Event{.payload = (static_cast<uint64_t>(slot) << 32) | timer.generation,
+                            .process = id_,
+                            .incarnation = incarnation_,
+                            .aim = timer.aim,
+                            .kind = EventKind::timer});
 }
 
-// The queue is a 4-ary min-heap on (time, sequence): half the depth of a binary heap, and the
-// four children of a node share a cache line or two. Holes move instead of swapping events.
-// The event being dispatched stays at the root until the dispatch pushes its first event, which
-// then takes the root's place and sinks (one sift-down instead of a sift-down and a sift-up: a
-// timer event nearly always schedules the next one); a dispatch that pushes nothing removes it
-// afterwards. Which events are queued, and so the order they run in, is the same either way.
-inline void Simulator::push(Event event) {
-  SIM_ASSERT_LE(now_.ns(), event.time.ns());
-  event.sequence = sequence_++;
+[[gnu::always_inline]] inline void EventQueue::push(Instant time, const Event& event) {
+  if (next_sequence_ == sequence_limit_) [[unlikely]]
+    renumber();
+  uint32_t body = free_body_;
+  if (body != no_body) {
+    free_body_ = bodies_[body].process;
+  } else {
+    body = add_body();
+  }
+  bodies_[body] = event;
+  const Entry entry{time.ns(), (next_sequence_++ << body_bits) | body};
   if (top_taken_) {
     top_taken_ = false;
-    sift_down_from_root(event);
+    sift_down_from_root(entry);
     return;
   }
-  push_slow(event);
+  push_slow(entry);
+}
+
+[[gnu::always_inline]] inline void Simulator::push(Instant time, const Event& event) {
+  SIM_ASSERT_LE(now_.ns(), time.ns());
+  queue_.push(time, event);
 }
 
 }  // namespace redlock_sim

@@ -676,5 +676,62 @@ TEST(Kernel, AReceiverThatThrowsGivesItsMessageBack) {
   EXPECT_EQ(simulator.messages_in_flight(), 0u);
 }
 
+// A process that keeps what it receives: each message's kind and argv, and each reply.
+class Recorder : public Process {
+ public:
+  using Process::Process;
+  std::vector<std::pair<bool, Command>> seen;  // (is_reply, argv)
+  std::vector<Reply> replies;
+
+ protected:
+  void on_message(Message& message) override {
+    seen.emplace_back(message.is_reply, message.command);
+    if (message.is_reply) replies.push_back(message.reply);
+  }
+  void on_timer(uint64_t /*tag*/) override {}
+};
+
+// A request's slot keeps its argv strings for the next request (their buffers reused): each
+// request still arrives with exactly its own argv, whether it is longer or shorter than the last
+// one in that slot, copied or moved in, and every reply arrives with an empty argv.
+TEST(Kernel, ReusedRequestSlotsCarryExactlyTheirOwnArgv) {
+  Simulator simulator(11);
+  auto& server = simulator.add_process<Recorder>("server");
+  auto& client = simulator.add_process<Recorder>("client");
+  const std::string body(120, 'b');  // longer than a short string's inline buffer
+  const std::vector<Command> commands = {
+      make_command("EVAL", body, "1", "lock:a", std::string(40, 't'), "30000"),
+      make_command("GET", "k"),
+      make_command("EVAL", std::string(60, 'c'), "1", "lock:b"),
+      make_command("PING"),
+      make_command("SET", "lock:c", std::string(30, 'v'), "NX", "PX", "100", "extra"),
+      Command{},
+  };
+  uint64_t request_id = 0;
+  for (const Command& command : commands) {
+    if (request_id % 2 == 0) {
+      client.send_message(server.id(), command, ++request_id);  // copied into the slot
+    } else {
+      Command moved = command;
+      client.send_message(server.id(), std::move(moved), ++request_id);
+    }
+    simulator.run();
+    ASSERT_EQ(server.seen.size(), request_id);
+    EXPECT_FALSE(server.seen.back().first);
+    EXPECT_EQ(server.seen.back().second, command);
+    // The server answers from its own slot: a reply, with no argv.
+    Message request;
+    request.from = client.id();
+    request.request_id = request_id;
+    server.reply_to(request, Reply::bulk(std::to_string(request_id)));
+    simulator.run();
+    ASSERT_EQ(client.seen.size(), request_id);
+    EXPECT_TRUE(client.seen.back().first);
+    EXPECT_TRUE(client.seen.back().second.empty());
+    EXPECT_EQ(client.replies.back(), Reply::bulk(std::to_string(request_id)));
+  }
+  EXPECT_EQ(simulator.messages_in_flight(), 0u);
+}
+
 }  // namespace
 }  // namespace redlock_sim
