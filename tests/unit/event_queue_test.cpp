@@ -111,5 +111,24 @@ TEST(EventQueue, BodiesAreReused) {
     checked.take();
 }
 
+// Events at the last instant (a timer on a clock too slow to reach its deadline is aimed at
+// Instant::max()) tie with the sentinels after the heap on time: they still come out, in push
+// order, after every earlier event, and a sentinel never does, at every heap size around a
+// level's end (1 to 21 events: the sentinels fall among the children of every kind of node).
+TEST(EventQueue, EventsAtTheLastInstantComeOutAndSentinelsNever) {
+  const int64_t last = Instant::max().ns();
+  for (int size = 1; size <= 21; ++size) {
+    Checked checked;
+    for (int i = 0; i < size; ++i)
+      checked.push(i % 3 == 0 ? last : i);
+    // The first dispatch pushes another event at the last instant; then all drain.
+    checked.take({last});
+    while (!checked.queue.empty())
+      checked.take();
+    EXPECT_TRUE(checked.reference.empty()) << size;
+    EXPECT_EQ(checked.pushes, static_cast<uint64_t>(size) + 1);
+  }
+}
+
 }  // namespace
 }  // namespace redlock_sim
