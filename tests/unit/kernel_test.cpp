@@ -194,9 +194,8 @@ TEST(Kernel, CrashedServerDropsThenServesAfterRestart) {
   EXPECT_EQ(second.kind, OutcomeKind::ok);
 }
 
-// Return-at-quorum resumes as soon as a majority replied; the slow ones read as unknown.
-TEST(Kernel, FanOutReturnsAtQuorum) {
-  Simulator simulator(7);
+// Five servers and a client whose requests take 1, 11, 21, 31 and 41 ms to reach them.
+TaskProcess& staggered_servers(Simulator& simulator) {
   std::vector<ProcessId> ids;
   for (int i = 0; i < 5; ++i)
     ids.push_back(simulator.add_process<ServerProcess>("n" + std::to_string(i)).id());
@@ -206,6 +205,13 @@ TEST(Kernel, FanOutReturnsAtQuorum) {
     simulator.network().set_link_delay(client.id(), ids[i],
                                        DelaySpec::fixed(Duration::from_ms(1 + 10 * i)));
   }
+  return client;
+}
+
+// Return-at-quorum resumes as soon as a majority replied; the slow ones read as unknown.
+TEST(Kernel, FanOutReturnsAtQuorum) {
+  Simulator simulator(7);
+  TaskProcess& client = staggered_servers(simulator);
   std::vector<Outcome> outcomes;
   Instant done;
   auto body = [&]() -> Task<void> {
@@ -231,15 +237,7 @@ TEST(Kernel, FanOutReturnsAtQuorum) {
 // serves the next fan-out.
 TEST(Kernel, RepliesAfterAQuorumResumedLeaveTheCallersResultsAlone) {
   Simulator simulator(7);
-  std::vector<ProcessId> ids;
-  for (int i = 0; i < 5; ++i)
-    ids.push_back(simulator.add_process<ServerProcess>("n" + std::to_string(i)).id());
-  auto& client = simulator.add_process<TaskProcess>("client");
-  client.set_endpoints(ids);
-  for (int i = 0; i < 5; ++i) {
-    simulator.network().set_link_delay(client.id(), ids[i],
-                                       DelaySpec::fixed(Duration::from_ms(1 + 10 * i)));
-  }
+  TaskProcess& client = staggered_servers(simulator);
   std::vector<Outcome> first;
   std::vector<Outcome> second;
   auto body = [&]() -> Task<void> {
