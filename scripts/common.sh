@@ -16,13 +16,14 @@ demo_packages=(
   libjemalloc-dev libcpp-httplib-dev
 )
 # And what the tests and benchmarks add: test frameworks, real redis-servers, chromium for the
-# browser tests, clang for the fuzz build.
+# browser tests, clang for the fuzz build, clang-format for the format guard.
 test_packages=(
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
   redis-server redis-tools procps
   parallel
   chromium
   clang-14 libclang-rt-14-dev
+  clang-format-14
 )
 required_packages=("${demo_packages[@]}" "${test_packages[@]}")
 

@@ -34,8 +34,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/replication/cluster_event.hpp"
 #include "sim/kernel/simulator.hpp"
+#include "sim/replication/cluster_event.hpp"
 
 namespace redlock_sim {
 
