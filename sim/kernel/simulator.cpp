@@ -139,17 +139,23 @@ uint32_t Process::take_request_slot(ProcessId to, uint64_t request_id) {
 }
 void Process::send_message(ProcessId to, Command&& command, uint64_t request_id) {
   const uint32_t slot = take_request_slot(to, request_id);
-  simulator_.message_at(slot).command = std::move(command);
+  simulator_.message_at(slot).own_command = std::move(command);
   simulator_.send_slot(slot);
 }
 void Process::send_message(ProcessId to, const Command& command, uint64_t request_id) {
   const uint32_t slot = take_request_slot(to, request_id);
   try {
-    simulator_.message_at(slot).command = command;  // may allocate: a throw gives the slot back
+    simulator_.message_at(slot).own_command = command;  // may allocate: a throw gives the slot back
   } catch (...) {
     simulator_.release_message_slot(slot);
     throw;
   }
+  simulator_.send_slot(slot);
+}
+void Process::send_message(ProcessId to, const std::shared_ptr<const Command>& command,
+                           uint64_t request_id) {
+  const uint32_t slot = take_request_slot(to, request_id);
+  simulator_.message_at(slot).shared_command = command;
   simulator_.send_slot(slot);
 }
 
@@ -305,7 +311,7 @@ std::size_t text_bytes(const Message& message) {
   // A reply without elements (and a request's empty reply) without the recursive call.
   std::size_t bytes =
       message.reply.elements.empty() ? message.reply.text.size() : text_bytes(message.reply);
-  for (const std::string& argument : message.command)
+  for (const std::string& argument : message.command())
     bytes += string_bytes + argument.size();
   return bytes;
 }
@@ -362,9 +368,10 @@ void Simulator::release_message_slot(uint32_t slot) {
   message.reply.integer = 0;
   message.reply.elements = ReplyList{};
   if (message.is_reply) {
-    message.command.clear();  // empty already, unless a receiver wrote into it
+    message.own_command.clear();  // empty already, unless a receiver wrote into it
     free_replies_.push_back(slot);
   } else {
+    message.shared_command.reset();
     free_requests_.push_back(slot);
   }
 }
@@ -385,7 +392,8 @@ void Simulator::route_slot(uint32_t slot) {
   message.id = ++message_ids_;
   Process& destination = *processes_[message.to];
   if (!message.is_reply) message.to_incarnation = destination.incarnation_;
-  const std::string* name = message.command.empty() ? nullptr : &message.command.front();
+  const Command& command = message.command();
+  const std::string* name = command.empty() ? nullptr : &command.front();
   const Network::Route route = network_.route(message.from, message.to, name, now_);
   std::optional<DropReason> dropped = route.dropped;
   if (!dropped && (destination.status_ == ProcessStatus::crashed ||
@@ -416,7 +424,7 @@ void Simulator::route_slot(uint32_t slot) {
 void Simulator::log_message(const Message& message, const Network::Route& route,
                             std::optional<DropReason> dropped) {
   if (message_log_.size() >= message_log_max_) return;
-  std::string text = message.is_reply ? describe(message.reply) : describe(message.command);
+  std::string text = message.is_reply ? describe(message.reply) : describe(message.command());
   if (text.size() > 80) text = text.substr(0, 77) + "...";
   message_log_.push_back(MessageLogEntry{.id = message.id,
                                          .from = message.from,
@@ -660,7 +668,7 @@ void Simulator::deliver(const Event& event) {
   }
   const uint64_t content = !hash_contents_    ? 0
                            : message.is_reply ? hash_reply(message.reply)
-                                              : hash_command(message.command);
+                                              : hash_command(message.command());
   trace_.record(now_, TraceKind::message_delivered, message.to, message.from, message.id, content);
   if (message_log_max_ > 0) log_outcome(message.id, std::nullopt);
   // Out of flight before the receiver runs (what it sends is counted against the limits without

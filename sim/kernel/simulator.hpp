@@ -124,8 +124,13 @@ struct Message {
   uint32_t to_incarnation = 0;  // a restart breaks connections: older messages are dropped
   uint64_t request_id = 0;      // correlates a reply with its request; 0 for one-way messages
   bool is_reply = false;
-  Command command;  // requests and one-way messages
-  Reply reply;      // replies
+  // A request's (or one-way message's) argv: its own, or the one a broadcast's messages share
+  // (copied once for all of them, read-only, kept alive by every message that holds it, also
+  // when a receiver moves the message out of its slot).
+  const Command& command() const { return shared_command ? *shared_command : own_command; }
+  Command own_command;  // unread while shared_command is set
+  std::shared_ptr<const Command> shared_command;
+  Reply reply;  // replies
 };
 
 using TimerId = uint64_t;  // (slot << 32) | generation
@@ -160,6 +165,9 @@ class Process {
   // into the message's slot (whose buffer is reused): one argv can go to many processes.
   void send_message(ProcessId to, Command&& command, uint64_t request_id);
   void send_message(ProcessId to, const Command& command, uint64_t request_id);
+  // A request whose argv is shared with others (a broadcast's): no copy of it per message.
+  void send_message(ProcessId to, const std::shared_ptr<const Command>& command,
+                    uint64_t request_id);
   void reply_to(const Message& request, Reply&& reply);
 
  protected:
