@@ -321,21 +321,17 @@ std::size_t text_bytes(const Message& message) {
 std::size_t Simulator::memory_bytes() const {
   // An event taken for dispatch and not yet replaced is no longer queued (EventQueue::size).
   std::size_t bytes = queue_.size() * event_bytes + in_flight_ * message_bytes +
-                      in_flight_text_bytes_ + trace_.records().size() * trace_record_bytes +
+                      trace_.records().size() * trace_record_bytes +
                       message_log_.size() * message_log_entry_bytes + message_log_text_bytes_;
+  for (uint32_t slot = 0; slot < message_slots_; ++slot) {
+    if (in_flight_slots_[slot] != 0) bytes += text_bytes(message_at(slot));
+  }
   bytes += trace_.notes().size() * string_bytes + trace_.notes_bytes();
   if (memory_meter_) bytes += memory_meter_();
   return bytes;
 }
 
-uint32_t Simulator::take_message_slot(ProcessId to, bool reply) {
-  (void)processes_.at(to);
-  std::vector<uint32_t>& free = reply ? free_replies_ : free_requests_;
-  if (!free.empty()) {
-    const uint32_t slot = free.back();
-    free.pop_back();
-    return slot;
-  }
+uint32_t Simulator::new_message_slot() {
   if ((message_slots_ & (message_chunk_slots - 1)) == 0) {
     // Everything that can fail first, the count of slots last. The free list is given room
     // for every slot, so that giving one back never allocates (ReleaseSlot in deliver runs
@@ -343,10 +339,10 @@ uint32_t Simulator::take_message_slot(ProcessId to, bool reply) {
     const std::size_t slots = std::size_t{message_slots_} + message_chunk_slots;
     free_requests_.reserve(slots);
     free_replies_.reserve(slots);
-    message_text_bytes_.reserve(slots);
+    in_flight_slots_.reserve(slots);
     message_chunks_.reserve(message_chunks_.size() + 1);
     auto chunk = std::make_unique<Message[]>(message_chunk_slots);
-    message_text_bytes_.resize(slots);
+    in_flight_slots_.resize(slots);
     message_chunks_.push_back(std::move(chunk));
   }
   return message_slots_++;
@@ -354,8 +350,7 @@ uint32_t Simulator::take_message_slot(ProcessId to, bool reply) {
 
 void Simulator::uncount_message(uint32_t slot) {
   --in_flight_;
-  in_flight_text_bytes_ -= message_text_bytes_[slot];
-  message_text_bytes_[slot] = 0;
+  in_flight_slots_[slot] = 0;
 }
 
 void Simulator::release_message_slot(uint32_t slot) {
@@ -414,11 +409,9 @@ void Simulator::route_slot(uint32_t slot) {
   }
   trace_.record(now_, TraceKind::message_sent, message.from, message.to, message.id,
                 static_cast<uint64_t>(route.delivery.ns()));
-  const std::size_t text = text_bytes(message);
   push(route.delivery, Event{.payload = slot, .kind = EventKind::deliver});
-  message_text_bytes_[slot] = text;
+  in_flight_slots_[slot] = 1;
   ++in_flight_;
-  in_flight_text_bytes_ += text;
 }
 
 void Simulator::log_message(const Message& message, const Network::Route& route,

@@ -350,7 +350,17 @@ class Simulator {
   // Requests and replies take slots from lists of their own: a request's slot keeps the argv
   // strings it carried (release leaves them), so that the next argv copied in reuses their
   // buffers instead of freeing and allocating each string; a reply's slot has an empty argv.
-  uint32_t take_message_slot(ProcessId to, bool reply);
+  uint32_t take_message_slot(ProcessId to, bool reply) {
+    (void)processes_.at(to);
+    std::vector<uint32_t>& free = reply ? free_replies_ : free_requests_;
+    if (free.empty()) [[unlikely]]
+      return new_message_slot();
+    const uint32_t slot = free.back();
+    free.pop_back();
+    return slot;
+  }
+  // A slot never used before (a new chunk of them when the last is full).
+  [[gnu::noinline]] uint32_t new_message_slot();
   void send_slot(uint32_t slot);
   void route_slot(uint32_t slot);
   // Ends a message's time in flight (the count and the memory it held) ...
@@ -362,6 +372,9 @@ class Simulator {
     release_message_slot(slot);
   }
   Message& message_at(uint32_t slot) {
+    return message_chunks_[slot >> message_chunk_shift][slot & (message_chunk_slots - 1)];
+  }
+  const Message& message_at(uint32_t slot) const {
     return message_chunks_[slot >> message_chunk_shift][slot & (message_chunk_slots - 1)];
   }
 
@@ -384,11 +397,12 @@ class Simulator {
   static constexpr uint32_t message_chunk_slots = uint32_t{1} << message_chunk_shift;
   std::vector<std::unique_ptr<Message[]>> message_chunks_;
   uint32_t message_slots_ = 0;
-  std::vector<uint32_t> free_requests_;          // slots given back by requests (argv strings kept)
-  std::vector<uint32_t> free_replies_;           // slots given back by replies (argv empty)
-  std::vector<std::size_t> message_text_bytes_;  // by slot, for memory_bytes()
+  std::vector<uint32_t> free_requests_;  // slots given back by requests (argv strings kept)
+  std::vector<uint32_t> free_replies_;   // slots given back by replies (argv empty)
+  // By slot: 1 while its message is in flight. memory_bytes() counts those messages' texts
+  // (which do not change in flight) when it is called, not every message as it is sent.
+  std::vector<uint8_t> in_flight_slots_;
   std::size_t in_flight_ = 0;
-  std::size_t in_flight_text_bytes_ = 0;  // command and reply strings of the messages in flight
   std::size_t message_log_text_bytes_ = 0;
   std::function<std::size_t()> memory_meter_;
   std::vector<std::function<void()>> actions_;

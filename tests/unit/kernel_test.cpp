@@ -790,5 +790,39 @@ TEST(Kernel, ABroadcastsMessagesShareOneArgvThatLivesWhileAnyHoldsIt) {
   EXPECT_EQ(simulator.messages_in_flight(), 0u);
 }
 
+// memory_bytes() counts each message in flight as a fixed cost plus its texts (each argument or
+// reply element a fixed cost plus its length): a request's own argv, a broadcast's shared argv
+// once per message, a reply's elements; a delivered message no longer.
+TEST(Kernel, MemoryCountsTheTextsOfTheMessagesInFlight) {
+  Simulator simulator(3, SimulatorLimits{.trace_records_max = 0});
+  auto& server = simulator.add_process<Recorder>("server");
+  auto& other = simulator.add_process<Recorder>("other");
+  auto& client = simulator.add_process<Recorder>("client");
+  auto& broadcaster = simulator.add_process<TaskProcess>("broadcaster");
+  broadcaster.set_endpoints({server.id(), other.id()});
+  constexpr std::size_t event = 48, message = 160, string = 32;
+  const std::size_t idle = simulator.memory_bytes();
+  client.send_message(server.id(), make_command("SET", "key", std::string(40, 'v')), 1);
+  const std::size_t request = event + message + 3 * string + 3 + 3 + 40;
+  EXPECT_EQ(simulator.memory_bytes(), idle + request);
+  Message asked;
+  asked.from = client.id();
+  asked.request_id = 1;
+  server.reply_to(asked, Reply::array({Reply::bulk("abc"), Reply::integer_reply(5)}));
+  const std::size_t reply = event + message + (string + 3) + (string + 0);
+  EXPECT_EQ(simulator.memory_bytes(), idle + request + reply);
+  const Command shared = make_command("EVAL", std::string(100, 'b'), "1", "lock");
+  auto body = [&]() -> Task<void> {
+    const std::vector<NodeId> nodes = {0, 1};
+    co_await broadcaster.broadcast(shared, nodes, Duration::from_ms(50));
+  };
+  broadcaster.spawn(body());  // two requests and their two timeout timers
+  const std::size_t broadcast = 2 * event + 2 * (event + message + 4 * string + 4 + 100 + 1 + 4);
+  EXPECT_EQ(simulator.memory_bytes(), idle + request + reply + broadcast);
+  simulator.run();
+  EXPECT_EQ(simulator.messages_in_flight(), 0u);
+  EXPECT_EQ(simulator.memory_bytes(), idle);
+}
+
 }  // namespace
 }  // namespace redlock_sim
