@@ -184,7 +184,18 @@ Network::Route Network::route(ProcessId from, ProcessId to, const std::string* c
     return {DropReason::loss, now};
   }
   const DelaySpec& spec = l.delay ? *l.delay : default_delay_;
-  Instant delivery = now + spec.draw(*l.rng);
+  // A fixed delay draws nothing from the stream: no call for it.
+  Instant delivery = now + (spec.kind == DelaySpec::Kind::fixed ? spec.min : spec.draw(*l.rng));
+  if (now >= holds_start_min_ && now < holds_end_max_) {
+    delivery = held_until(from, to, command_name, now, delivery);
+  }
+  delivery = std::max(delivery, l.last_delivery);  // FIFO per connection
+  l.last_delivery = delivery;
+  return {std::nullopt, delivery};
+}
+
+Instant Network::held_until(ProcessId from, ProcessId to, const std::string* command_name,
+                            Instant now, Instant delivery) {
   for (HoldRule& hold : holds_) {
     if (hold.count == 0 || now < hold.active_from || now >= hold.release_at) continue;
     if (hold.from && *hold.from != from) continue;
@@ -194,12 +205,9 @@ Network::Route Network::route(ProcessId from, ProcessId to, const std::string* c
       continue;
     }
     --hold.count;
-    delivery = std::max(delivery, hold.release_at);
-    break;
+    return std::max(delivery, hold.release_at);
   }
-  delivery = std::max(delivery, l.last_delivery);  // FIFO per connection
-  l.last_delivery = delivery;
-  return {std::nullopt, delivery};
+  return delivery;
 }
 
 }  // namespace redlock_sim

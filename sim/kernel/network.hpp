@@ -11,6 +11,7 @@
 //   process keeps every other link's draws.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -81,7 +82,11 @@ class Network {
   // Returns the rule's index, so it can be healed early with `heal`.
   std::size_t add_partition(PartitionRule rule);
   void heal(std::size_t partition_index, Instant at);
-  void add_hold(HoldRule rule) { holds_.push_back(std::move(rule)); }
+  void add_hold(HoldRule rule) {
+    holds_start_min_ = std::min(holds_start_min_, rule.active_from);
+    holds_end_max_ = std::max(holds_end_max_, rule.release_at);
+    holds_.push_back(std::move(rule));
+  }
 
   // Inline for the common case of no partition in force (every message asks, twice).
   bool is_cut(ProcessId from, ProcessId to, Instant at) const {
@@ -114,6 +119,9 @@ class Network {
   void update_partition_window();
   bool cut_by_rules(ProcessId from, ProcessId to, Instant at) const;
   static bool side_contains(const std::vector<ProcessId>& side, ProcessId id);
+  // `delivery`, or the release time of the first hold rule that takes the message.
+  Instant held_until(ProcessId from, ProcessId to, const std::string* command_name, Instant now,
+                     Instant delivery);
 
   uint64_t seed_;
   std::size_t process_count_ = 0;
@@ -137,6 +145,10 @@ class Network {
   Instant partitions_start_min_ = Instant::max();
   Instant partitions_end_max_ = Instant::zero();
   std::vector<HoldRule> holds_;
+  // No hold rule holds a message sent outside [holds_start_min_, holds_end_max_): route() walks
+  // the rules only inside it.
+  Instant holds_start_min_ = Instant::max();
+  Instant holds_end_max_ = Instant::zero();
 };
 
 }  // namespace redlock_sim

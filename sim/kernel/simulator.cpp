@@ -139,17 +139,23 @@ uint32_t Process::take_request_slot(ProcessId to, uint64_t request_id) {
 }
 void Process::send_message(ProcessId to, Command&& command, uint64_t request_id) {
   const uint32_t slot = take_request_slot(to, request_id);
-  simulator_.message_at(slot).command = std::move(command);
+  simulator_.message_at(slot).own_command = std::move(command);
   simulator_.send_slot(slot);
 }
 void Process::send_message(ProcessId to, const Command& command, uint64_t request_id) {
   const uint32_t slot = take_request_slot(to, request_id);
   try {
-    simulator_.message_at(slot).command = command;  // may allocate: a throw gives the slot back
+    simulator_.message_at(slot).own_command = command;  // may allocate: a throw gives the slot back
   } catch (...) {
     simulator_.release_message_slot(slot);
     throw;
   }
+  simulator_.send_slot(slot);
+}
+void Process::send_message(ProcessId to, const std::shared_ptr<const Command>& command,
+                           uint64_t request_id) {
+  const uint32_t slot = take_request_slot(to, request_id);
+  simulator_.message_at(slot).shared_command = command;
   simulator_.send_slot(slot);
 }
 
@@ -305,7 +311,7 @@ std::size_t text_bytes(const Message& message) {
   // A reply without elements (and a request's empty reply) without the recursive call.
   std::size_t bytes =
       message.reply.elements.empty() ? message.reply.text.size() : text_bytes(message.reply);
-  for (const std::string& argument : message.command)
+  for (const std::string& argument : message.command())
     bytes += string_bytes + argument.size();
   return bytes;
 }
@@ -315,21 +321,17 @@ std::size_t text_bytes(const Message& message) {
 std::size_t Simulator::memory_bytes() const {
   // An event taken for dispatch and not yet replaced is no longer queued (EventQueue::size).
   std::size_t bytes = queue_.size() * event_bytes + in_flight_ * message_bytes +
-                      in_flight_text_bytes_ + trace_.records().size() * trace_record_bytes +
+                      trace_.records().size() * trace_record_bytes +
                       message_log_.size() * message_log_entry_bytes + message_log_text_bytes_;
+  for (uint32_t slot = 0; slot < message_slots_; ++slot) {
+    if (in_flight_slots_[slot] != 0) bytes += text_bytes(message_at(slot));
+  }
   bytes += trace_.notes().size() * string_bytes + trace_.notes_bytes();
   if (memory_meter_) bytes += memory_meter_();
   return bytes;
 }
 
-uint32_t Simulator::take_message_slot(ProcessId to, bool reply) {
-  (void)processes_.at(to);
-  std::vector<uint32_t>& free = reply ? free_replies_ : free_requests_;
-  if (!free.empty()) {
-    const uint32_t slot = free.back();
-    free.pop_back();
-    return slot;
-  }
+uint32_t Simulator::new_message_slot() {
   if ((message_slots_ & (message_chunk_slots - 1)) == 0) {
     // Everything that can fail first, the count of slots last. The free list is given room
     // for every slot, so that giving one back never allocates (ReleaseSlot in deliver runs
@@ -337,10 +339,10 @@ uint32_t Simulator::take_message_slot(ProcessId to, bool reply) {
     const std::size_t slots = std::size_t{message_slots_} + message_chunk_slots;
     free_requests_.reserve(slots);
     free_replies_.reserve(slots);
-    message_text_bytes_.reserve(slots);
+    in_flight_slots_.reserve(slots);
     message_chunks_.reserve(message_chunks_.size() + 1);
     auto chunk = std::make_unique<Message[]>(message_chunk_slots);
-    message_text_bytes_.resize(slots);
+    in_flight_slots_.resize(slots);
     message_chunks_.push_back(std::move(chunk));
   }
   return message_slots_++;
@@ -348,8 +350,7 @@ uint32_t Simulator::take_message_slot(ProcessId to, bool reply) {
 
 void Simulator::uncount_message(uint32_t slot) {
   --in_flight_;
-  in_flight_text_bytes_ -= message_text_bytes_[slot];
-  message_text_bytes_[slot] = 0;
+  in_flight_slots_[slot] = 0;
 }
 
 void Simulator::release_message_slot(uint32_t slot) {
@@ -362,9 +363,10 @@ void Simulator::release_message_slot(uint32_t slot) {
   message.reply.integer = 0;
   message.reply.elements = ReplyList{};
   if (message.is_reply) {
-    message.command.clear();  // empty already, unless a receiver wrote into it
+    message.own_command.clear();  // empty already, unless a receiver wrote into it
     free_replies_.push_back(slot);
   } else {
+    message.shared_command.reset();
     free_requests_.push_back(slot);
   }
 }
@@ -385,7 +387,8 @@ void Simulator::route_slot(uint32_t slot) {
   message.id = ++message_ids_;
   Process& destination = *processes_[message.to];
   if (!message.is_reply) message.to_incarnation = destination.incarnation_;
-  const std::string* name = message.command.empty() ? nullptr : &message.command.front();
+  const Command& command = message.command();
+  const std::string* name = command.empty() ? nullptr : &command.front();
   const Network::Route route = network_.route(message.from, message.to, name, now_);
   std::optional<DropReason> dropped = route.dropped;
   if (!dropped && (destination.status_ == ProcessStatus::crashed ||
@@ -406,17 +409,15 @@ void Simulator::route_slot(uint32_t slot) {
   }
   trace_.record(now_, TraceKind::message_sent, message.from, message.to, message.id,
                 static_cast<uint64_t>(route.delivery.ns()));
-  const std::size_t text = text_bytes(message);
   push(route.delivery, Event{.payload = slot, .kind = EventKind::deliver});
-  message_text_bytes_[slot] = text;
+  in_flight_slots_[slot] = 1;
   ++in_flight_;
-  in_flight_text_bytes_ += text;
 }
 
 void Simulator::log_message(const Message& message, const Network::Route& route,
                             std::optional<DropReason> dropped) {
   if (message_log_.size() >= message_log_max_) return;
-  std::string text = message.is_reply ? describe(message.reply) : describe(message.command);
+  std::string text = message.is_reply ? describe(message.reply) : describe(message.command());
   if (text.size() > 80) text = text.substr(0, 77) + "...";
   message_log_.push_back(MessageLogEntry{.id = message.id,
                                          .from = message.from,
@@ -660,7 +661,7 @@ void Simulator::deliver(const Event& event) {
   }
   const uint64_t content = !hash_contents_    ? 0
                            : message.is_reply ? hash_reply(message.reply)
-                                              : hash_command(message.command);
+                                              : hash_command(message.command());
   trace_.record(now_, TraceKind::message_delivered, message.to, message.from, message.id, content);
   if (message_log_max_ > 0) log_outcome(message.id, std::nullopt);
   // Out of flight before the receiver runs (what it sends is counted against the limits without

@@ -124,8 +124,13 @@ struct Message {
   uint32_t to_incarnation = 0;  // a restart breaks connections: older messages are dropped
   uint64_t request_id = 0;      // correlates a reply with its request; 0 for one-way messages
   bool is_reply = false;
-  Command command;  // requests and one-way messages
-  Reply reply;      // replies
+  // A request's (or one-way message's) argv: its own, or the one a broadcast's messages share
+  // (copied once for all of them, read-only, kept alive by every message that holds it, also
+  // when a receiver moves the message out of its slot).
+  const Command& command() const { return shared_command ? *shared_command : own_command; }
+  Command own_command;  // unread while shared_command is set
+  std::shared_ptr<const Command> shared_command;
+  Reply reply;  // replies
 };
 
 using TimerId = uint64_t;  // (slot << 32) | generation
@@ -160,6 +165,9 @@ class Process {
   // into the message's slot (whose buffer is reused): one argv can go to many processes.
   void send_message(ProcessId to, Command&& command, uint64_t request_id);
   void send_message(ProcessId to, const Command& command, uint64_t request_id);
+  // A request whose argv is shared with others (a broadcast's): no copy of it per message.
+  void send_message(ProcessId to, const std::shared_ptr<const Command>& command,
+                    uint64_t request_id);
   void reply_to(const Message& request, Reply&& reply);
 
  protected:
@@ -342,7 +350,17 @@ class Simulator {
   // Requests and replies take slots from lists of their own: a request's slot keeps the argv
   // strings it carried (release leaves them), so that the next argv copied in reuses their
   // buffers instead of freeing and allocating each string; a reply's slot has an empty argv.
-  uint32_t take_message_slot(ProcessId to, bool reply);
+  uint32_t take_message_slot(ProcessId to, bool reply) {
+    (void)processes_.at(to);
+    std::vector<uint32_t>& free = reply ? free_replies_ : free_requests_;
+    if (free.empty()) [[unlikely]]
+      return new_message_slot();
+    const uint32_t slot = free.back();
+    free.pop_back();
+    return slot;
+  }
+  // A slot never used before (a new chunk of them when the last is full).
+  [[gnu::noinline]] uint32_t new_message_slot();
   void send_slot(uint32_t slot);
   void route_slot(uint32_t slot);
   // Ends a message's time in flight (the count and the memory it held) ...
@@ -354,6 +372,9 @@ class Simulator {
     release_message_slot(slot);
   }
   Message& message_at(uint32_t slot) {
+    return message_chunks_[slot >> message_chunk_shift][slot & (message_chunk_slots - 1)];
+  }
+  const Message& message_at(uint32_t slot) const {
     return message_chunks_[slot >> message_chunk_shift][slot & (message_chunk_slots - 1)];
   }
 
@@ -376,11 +397,12 @@ class Simulator {
   static constexpr uint32_t message_chunk_slots = uint32_t{1} << message_chunk_shift;
   std::vector<std::unique_ptr<Message[]>> message_chunks_;
   uint32_t message_slots_ = 0;
-  std::vector<uint32_t> free_requests_;          // slots given back by requests (argv strings kept)
-  std::vector<uint32_t> free_replies_;           // slots given back by replies (argv empty)
-  std::vector<std::size_t> message_text_bytes_;  // by slot, for memory_bytes()
+  std::vector<uint32_t> free_requests_;  // slots given back by requests (argv strings kept)
+  std::vector<uint32_t> free_replies_;   // slots given back by replies (argv empty)
+  // By slot: 1 while its message is in flight. memory_bytes() counts those messages' texts
+  // (which do not change in flight) when it is called, not every message as it is sent.
+  std::vector<uint8_t> in_flight_slots_;
   std::size_t in_flight_ = 0;
-  std::size_t in_flight_text_bytes_ = 0;  // command and reply strings of the messages in flight
   std::size_t message_log_text_bytes_ = 0;
   std::function<std::size_t()> memory_meter_;
   std::vector<std::function<void()>> actions_;

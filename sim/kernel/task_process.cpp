@@ -129,16 +129,29 @@ void TaskProcess::start_fan_out(std::vector<NodeRequest>&& requests, const FanOu
   }
 }
 
-// Each message's argv is copied from `command` into its slot, whose buffer is reused: no argv is
-// built or allocated per node.
+std::shared_ptr<const Command> TaskProcess::share(const Command& command) {
+  for (const std::shared_ptr<Command>& kept : shared_commands_) {
+    // Held by this list alone: no message (in flight or kept by a receiver) reads it.
+    if (kept.use_count() == 1) {
+      *kept = command;
+      return kept;
+    }
+  }
+  shared_commands_.push_back(std::make_shared<Command>(command));
+  return shared_commands_.back();
+}
+
+// The messages share one copy of `command`, made once (into kept buffers): no argv is copied per
+// node.
 void TaskProcess::start_broadcast(const Command& command, std::span<const NodeId> nodes,
                                   Duration timeout, const FanOutOptions& options,
                                   std::vector<Outcome>* results, std::coroutine_handle<> waiter) {
   results->clear();
   results->resize(nodes.size());
   const uint32_t group_slot = open_group(nodes.size(), options, results->data(), waiter);
+  const std::shared_ptr<const Command> shared = share(command);
   for (uint32_t index = 0; index < nodes.size(); ++index)
-    start_request(group_slot, index, nodes[index], timeout, command);
+    start_request(group_slot, index, nodes[index], timeout, shared);
 }
 
 // A group of one whose outcome is the awaiter's own: no vector of requests or results.

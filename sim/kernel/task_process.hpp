@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -81,6 +82,9 @@ class TaskProcess : public Process, public Port {
   // A request's end: its reply (moved from), or null for a timeout (the outcome stays
   // `unknown`).
   void complete(uint32_t request_slot, Reply* reply);
+  // `command` copied into a kept argv no message holds any more (its buffers reused), else a new
+  // one: the argv a broadcast's messages share.
+  std::shared_ptr<const Command> share(const Command& command);
   bool satisfied(const Group& group) const;
   void sweep_finished_tasks();
 
@@ -91,6 +95,9 @@ class TaskProcess : public Process, public Port {
   std::vector<uint32_t> free_requests_;
   std::vector<Group> groups_;
   std::vector<uint32_t> free_groups_;
+  // Broadcasts' argvs, each shared by the messages of one broadcast while they live (a message
+  // held by a node keeps its argv), then reused.
+  std::vector<std::shared_ptr<Command>> shared_commands_;
   Rng random_;
 };
 

@@ -39,6 +39,7 @@ const char* trace_kind_name(TraceKind kind) {
 }
 
 void Trace::note(Instant time, uint32_t process, std::string text, uint64_t a, uint64_t b) {
+  if (!on_) return;
   const uint64_t text_hash = stable_hash(text);
   record(time, TraceKind::note, process, static_cast<uint32_t>(notes_.size()), a, b ^ text_hash);
   if (records_.size() < records_max_) {

@@ -94,14 +94,14 @@ void RedisNode::on_busy_timer(uint64_t tag) {
 }
 
 void RedisNode::answer_while_busy(Message& message) {
-  if (RedisEngine::is_shutdown(message.command) &&
-      !RedisEngine::shutdown_refusal(message.command, true)) {
+  if (RedisEngine::is_shutdown(message.command()) &&
+      !RedisEngine::shutdown_refusal(message.command(), true)) {
     // SHUTDOWN NOSAVE ends the script with the process; nobody gets a reply.
     simulator().crash(id());
     return;
   }
-  if (!RedisEngine::is_script_kill(message.command)) {
-    if (message.request_id != 0) reply_to(message, engine_.busy_reply(message.command));
+  if (!RedisEngine::is_script_kill(message.command())) {
+    if (message.request_id != 0) reply_to(message, engine_.busy_reply(message.command()));
     return;
   }
   // The instructions the script had spent by now, at the node's monotonic clock.

@@ -26,7 +26,7 @@ Reply RedisNode::execute(const Command& command, bool from_master) {
 }
 
 Reply RedisNode::handle(const Message& request) {
-  return execute(request.command);
+  return execute(request.command());
 }
 
 void RedisNode::on_timer(uint64_t tag) {

@@ -280,14 +280,14 @@ void ClusterNode::link_down(const std::string& why) {
 // ---- messages ----
 
 void ClusterNode::on_message(Message& message) {
-  if (message.is_reply || message.command.empty() || (busy() && take_while_busy(message))) return;
+  if (message.is_reply || message.command().empty() || (busy() && take_while_busy(message))) return;
   if (message.request_id == 0 && handle_internal(message)) return;
-  if (message.command.size() == 3 && handle_wait(message)) return;  // WAIT numreplicas timeout
+  if (message.command().size() == 3 && handle_wait(message)) return;  // WAIT numreplicas timeout
   RedisNode::on_message(message);  // BLPOP may park the client instead of replying
 }
 
 bool ClusterNode::handle_internal(Message& message) {
-  const std::string& name = message.command.front();
+  const std::string& name = message.command().front();
   if (name == "PSYNC") {
     on_psync(message);
   } else if (name == "FULLRESYNC") {
@@ -299,17 +299,17 @@ bool ClusterNode::handle_internal(Message& message) {
   } else if (name == "REPLPING") {
     if (!from_live_master(message) || link_ != Link::up) return true;
     last_master_io_ = monotonic_now();
-    Reader reader(message.command, 1);
+    Reader reader(message.command(), 1);
     const auto replid = reader.read_string();
     const auto offset = reader.read_int();
     if (replid != replid_ || offset != offset_) {
       link_down("the stream has a gap (a message was lost)");
       send_psync();
     }
-  } else if (name == "REPLCONF" && message.command.size() >= 2) {
-    if (message.command[1] == "ACK" && message.command.size() == 3) {
-      on_ack(message, Reader(message.command, 2).read_int().value_or(0));
-    } else if (message.command[1] == "GETACK" && master_ == message.from && link_ == Link::up) {
+  } else if (name == "REPLCONF" && message.command().size() >= 2) {
+    if (message.command()[1] == "ACK" && message.command().size() == 3) {
+      on_ack(message, Reader(message.command(), 2).read_int().value_or(0));
+    } else if (message.command()[1] == "GETACK" && master_ == message.from && link_ == Link::up) {
       send_ack();
     }
   } else if (name == link_closed) {
@@ -335,7 +335,7 @@ void ClusterNode::on_psync(const Message& message) {
     send_message(message.from, make_command(link_closed), 0);  // chained replicas: not modelled
     return;
   }
-  Reader reader(message.command, 1);
+  Reader reader(message.command(), 1);
   const std::string replid = reader.read_string().value_or("");
   const int64_t offset = reader.read_int().value_or(-1);
   const bool partial = ((replid == replid_ && offset <= offset_) ||
@@ -406,7 +406,7 @@ void ClusterNode::start_full_syncs() {
 
 void ClusterNode::on_full_resync(const Message& message) {
   if (!from_live_master(message)) return;
-  Reader reader(message.command, 1);
+  Reader reader(message.command(), 1);
   const auto replid = reader.read_string();
   const auto offset = reader.read_int();
   auto entries = reader.read_snapshot();
@@ -431,7 +431,7 @@ void ClusterNode::on_full_resync(const Message& message) {
 
 void ClusterNode::on_continue(const Message& message) {
   if (!from_live_master(message)) return;
-  Reader reader(message.command, 1);
+  Reader reader(message.command(), 1);
   const auto replid = reader.read_string();
   const auto start = reader.read_int();
   const auto commands = reader.read_commands();
@@ -458,7 +458,7 @@ void ClusterNode::on_continue(const Message& message) {
 
 void ClusterNode::on_stream(const Message& message) {
   if (!from_live_master(message) || link_ != Link::up) return;
-  Reader reader(message.command, 1);
+  Reader reader(message.command(), 1);
   const auto replid = reader.read_string();
   const auto start = reader.read_int();
   const auto commands = reader.read_commands();
@@ -500,7 +500,7 @@ void ClusterNode::on_ack(const Message& message, int64_t offset) {
 // ---- WAIT ----
 
 bool ClusterNode::handle_wait(Message& message) {
-  const Command& argv = message.command;
+  const Command& argv = message.command();
   if (argv.size() != 3 || !equals_ignore_case(argv[0], "wait") || !is_master()) return false;
   int64_t wanted = 0;
   int64_t timeout_ms = 0;

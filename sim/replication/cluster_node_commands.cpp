@@ -22,7 +22,7 @@ bool arity_ok(const RedisEngine::CommandSpec& spec, std::size_t argc) {
 }  // namespace
 
 Reply ClusterNode::handle(const Message& request) {
-  const Command& argv = request.command;
+  const Command& argv = request.command();
   // Compared in place: a lowercased copy of every command's name cost an allocation a request.
   const std::string& name = argv.front();
   // ROLE and INFO (4 letters), SLAVEOF (7) and REPLICAOF (9): any other length goes straight on
@@ -58,7 +58,7 @@ bool ClusterNode::writes_refused() const {
 }
 
 Reply ClusterNode::execute_refusing_writes(const Message& request) {
-  const Command& argv = request.command;
+  const Command& argv = request.command();
   const RedisEngine::CommandSpec* spec = RedisEngine::find_command(argv.front());
   if (spec != nullptr && arity_ok(*spec, argv.size()) && (spec->flags & command_write) != 0) {
     return Reply::error(noreplicas_error);

@@ -102,7 +102,7 @@ void SentinelProcess::check_elected() {
 }
 
 void SentinelProcess::on_message(Message& message) {
-  if (message.command.empty() && !message.is_reply) return;
+  if (message.command().empty() && !message.is_reply) return;
   if (message.is_reply) {
     const auto it = pending_.find(message.request_id);
     if (it == pending_.end() || it->second.to != message.from) return;
@@ -125,8 +125,8 @@ void SentinelProcess::on_message(Message& message) {
     return;
   }
   if (message.request_id == 0) {
-    if (message.command.front() == "SENTINEL-HELLO") on_hello(message.command);
-    if (message.command.front() == "REPLLINKCLOSED") on_link_closed(message.from);
+    if (message.command().front() == "SENTINEL-HELLO") on_hello(message.command());
+    if (message.command().front() == "REPLLINKCLOSED") on_link_closed(message.from);
     return;
   }
   on_request(message);
@@ -180,7 +180,7 @@ void SentinelProcess::on_is_down_reply(ProcessId from, const Reply& reply) {
 }
 
 void SentinelProcess::on_request(const Message& message) {
-  const Command& argv = message.command;
+  const Command& argv = message.command();
   Reply reply = Reply::error("ERR unknown command");
   if (equals_ignore_case(argv[0], "ping")) {
     reply = Reply::status("PONG");

@@ -93,7 +93,7 @@ ResourceProcess::ResourceProcess(Simulator& simulator, ProcessId id, std::string
     : ServerProcess(simulator, id, std::move(name)), store_(options) {}
 
 Reply ResourceProcess::handle(const Message& request) {
-  return store_.apply(request.command, request.from, simulator().now());
+  return store_.apply(request.command(), request.from, simulator().now());
 }
 
 int64_t RegisterStore::value(const std::string& resource) const {

@@ -128,7 +128,7 @@ class CounterService : public ServerProcess {
   CounterService(Simulator& simulator, ProcessId id, std::string name, int64_t start_value = 0);
 
  protected:
-  Reply handle(const Message& request) override { return store_.apply(request.command); }
+  Reply handle(const Message& request) override { return store_.apply(request.command()); }
 
  private:
   CounterStore store_;

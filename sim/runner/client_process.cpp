@@ -55,7 +55,7 @@ void ClientProcess::on_restart() {
 
 void ClientProcess::on_unsolicited(Message& message) {
   // A sentinel's "+switch-master <group> <node>": requests for the group go to the new master.
-  const Command& argv = message.command;
+  const Command& argv = message.command();
   if (argv.size() != 3 || argv[0] != "+switch-master" || argv[1] != services_.master_name) return;
   const std::optional<ProcessId> master = services_.resolve(argv[2]);
   if (!master) return;

@@ -28,6 +28,7 @@ class World final : public FaultWorld {
                                    .memory_bytes_max = scenario.limits.memory_mb << 20}) {
     if (options.message_log_max > 0) simulator_.enable_message_log(options.message_log_max);
     simulator_.hash_message_contents(options.digest_message_contents);
+    simulator_.trace().keep_digest(options.trace_digest);
     simulator_.set_memory_meter([this] { return memory_bytes(); });
   }
 
@@ -416,7 +417,7 @@ ScenarioResult World::result(const RunResult& run) {
   apply_checkers(scenario_, result, reach, run.end_time,
                  resource_ != nullptr ? resource_->value(scenario_.resource.name) : 0);
 
-  result.trace_digest = sim.trace().digest_hex();
+  if (options_.trace_digest) result.trace_digest = sim.trace().digest_hex();
   result.trace.assign(sim.trace().records().begin(), sim.trace().records().end());
   result.trace_truncated = sim.trace().truncated();
   result.messages = sim.message_log();

@@ -40,6 +40,9 @@ struct RunOptions {
   // Off, the trace digest leaves out what messages say (not when they go or to whom): for runs
   // whose digest is never read, such as exploration's, which only wants the verdicts.
   bool digest_message_contents = true;
+  // Off, the run computes no trace digest (ScenarioResult::trace_digest is empty) and, with no
+  // trace records kept, records nothing: for runs whose digest is never read.
+  bool trace_digest = true;
 };
 
 // One line of the story: what a process did or suffered, at a true instant, with its clocks.

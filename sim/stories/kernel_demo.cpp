@@ -52,11 +52,11 @@ KernelDemoResult run_kernel_demo(uint64_t seed) {
   KernelDemoResult result;
   Simulator simulator(seed);
   Story story{simulator, result.timeline};
-  auto& server = simulator.add_process<ServerProcess>(
-      "server", [&story](ServerProcess& self, const Message& request) {
-        story.say(self, "executes " + describe(request.command) + ", replies with its wall clock");
-        return Reply::bulk(std::to_string(self.wall_now().ms_floor()));
-      });
+  auto& server = simulator.add_process<ServerProcess>("server", [&story](ServerProcess& self,
+                                                                         const Message& request) {
+    story.say(self, "executes " + describe(request.command()) + ", replies with its wall clock");
+    return Reply::bulk(std::to_string(self.wall_now().ms_floor()));
+  });
   auto& client = simulator.add_process<TaskProcess>("client");
   client.set_endpoints({server.id()});
   simulator.network().set_default_delay(DelaySpec::fixed(Duration::from_ms(5)));

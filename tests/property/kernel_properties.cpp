@@ -159,7 +159,7 @@ class Sink : public Process {
 
  protected:
   void on_message(Message& message) override {
-    received[message.from].push_back(std::stoll(message.command.at(1)));
+    received[message.from].push_back(std::stoll(message.command().at(1)));
   }
   void on_timer(uint64_t) override {}
 };

@@ -23,7 +23,7 @@ class RecordingClient : public TaskProcess {
   std::vector<Command> unsolicited;
 
  protected:
-  void on_unsolicited(Message& message) override { unsolicited.push_back(message.command); }
+  void on_unsolicited(Message& message) override { unsolicited.push_back(message.command()); }
 };
 
 struct Answer {

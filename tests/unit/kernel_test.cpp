@@ -342,7 +342,7 @@ TEST(Kernel, BroadcastSendsWhatAFanOutOfCopiesSends) {
     std::vector<ProcessId> ids;
     // Each server answers with its own name and the request's argv.
     const ServerProcess::Handler echo = [](ServerProcess& self, const Message& request) {
-      return Reply::bulk(self.name() + ": " + describe(request.command));
+      return Reply::bulk(self.name() + ": " + describe(request.command()));
     };
     for (int i = 0; i < 4; ++i)
       ids.push_back(simulator.add_process<ServerProcess>("n" + std::to_string(i), echo).id());
@@ -619,7 +619,7 @@ TEST(Kernel, AReceiverReadsItsMessageWhileItSendsMany) {
       "server", [&](ServerProcess& self, const Message& request) {
         for (int i = 0; i < 300; ++i)
           self.send_message(client_id, make_command("NOTE", std::to_string(i)), 0);
-        return Reply::bulk(request.command.at(1));
+        return Reply::bulk(request.command().at(1));
       });
   auto& client = simulator.add_process<TaskProcess>("client");
   client_id = client.id();
@@ -683,7 +683,7 @@ class Recorder : public Process {
 
  protected:
   void on_message(Message& message) override {
-    seen.emplace_back(message.is_reply, message.command);
+    seen.emplace_back(message.is_reply, message.command());
     if (message.is_reply) replies.push_back(message.reply);
   }
   void on_timer(uint64_t /*tag*/) override {}
@@ -729,6 +729,99 @@ TEST(Kernel, ReusedRequestSlotsCarryExactlyTheirOwnArgv) {
     EXPECT_EQ(client.replies.back(), Reply::bulk(std::to_string(request_id)));
   }
   EXPECT_EQ(simulator.messages_in_flight(), 0u);
+}
+
+// A process that keeps every message it receives, moved out of its slot (as a node keeps
+// requests that wait behind a blocked connection or a busy script).
+class Keeper : public Process {
+ public:
+  using Process::Process;
+  std::vector<Message> kept;
+
+ protected:
+  void on_message(Message& message) override { kept.push_back(std::move(message)); }
+  void on_timer(uint64_t /*tag*/) override {}
+};
+
+// A broadcast's messages share one copy of its argv (no copy per node), which lives as long as
+// any of them does: messages kept by their receivers still read their own argv after later
+// broadcasts, and the copy is reused only once no message holds it.
+TEST(Kernel, ABroadcastsMessagesShareOneArgvThatLivesWhileAnyHoldsIt) {
+  Simulator simulator(5);
+  std::vector<ProcessId> ids;
+  std::vector<Keeper*> keepers;
+  for (int i = 0; i < 3; ++i) {
+    keepers.push_back(&simulator.add_process<Keeper>("n" + std::to_string(i)));
+    ids.push_back(keepers.back()->id());
+  }
+  auto& client = simulator.add_process<TaskProcess>("client");
+  client.set_endpoints(ids);
+  const Command first = make_command("EVAL", std::string(120, 'a'), "1", "lock:a", "t1");
+  const Command second = make_command("EVAL", std::string(90, 'b'), "1", "lock:b", "t2", "x");
+  const std::vector<NodeId> nodes = {2, 0, 1};
+  auto broadcast = [&](Command command) -> Task<void> {
+    co_await client.broadcast(command, nodes, Duration::from_ms(10));  // no reply: timeouts
+  };
+  client.spawn(broadcast(first));
+  simulator.run();
+  client.spawn(broadcast(second));
+  simulator.run();
+  const Command* shared_first = nullptr;
+  for (Keeper* keeper : keepers) {
+    ASSERT_EQ(keeper->kept.size(), 2u);
+    EXPECT_EQ(keeper->kept[0].command(), first);
+    EXPECT_EQ(keeper->kept[1].command(), second);
+    if (shared_first == nullptr) shared_first = &keeper->kept[0].command();
+    EXPECT_EQ(&keeper->kept[0].command(), shared_first);  // one argv for the three messages
+    EXPECT_NE(&keeper->kept[1].command(), shared_first);  // still held: not reused
+  }
+  // Once no message holds the first broadcast's argv, the next broadcast reuses it.
+  for (Keeper* keeper : keepers)
+    keeper->kept.erase(keeper->kept.begin());
+  const Command third = make_command("GET", "k");
+  client.spawn(broadcast(third));
+  simulator.run();
+  for (Keeper* keeper : keepers) {
+    ASSERT_EQ(keeper->kept.size(), 2u);
+    EXPECT_EQ(keeper->kept[0].command(), second);
+    EXPECT_EQ(keeper->kept[1].command(), third);
+    EXPECT_EQ(&keeper->kept[1].command(), shared_first);
+  }
+  EXPECT_EQ(simulator.messages_in_flight(), 0u);
+}
+
+// memory_bytes() counts each message in flight as a fixed cost plus its texts (each argument or
+// reply element a fixed cost plus its length): a request's own argv, a broadcast's shared argv
+// once per message, a reply's elements; a delivered message no longer.
+TEST(Kernel, MemoryCountsTheTextsOfTheMessagesInFlight) {
+  Simulator simulator(3, SimulatorLimits{.trace_records_max = 0});
+  auto& server = simulator.add_process<Recorder>("server");
+  auto& other = simulator.add_process<Recorder>("other");
+  auto& client = simulator.add_process<Recorder>("client");
+  auto& broadcaster = simulator.add_process<TaskProcess>("broadcaster");
+  broadcaster.set_endpoints({server.id(), other.id()});
+  constexpr std::size_t event = 48, message = 160, string = 32;
+  const std::size_t idle = simulator.memory_bytes();
+  client.send_message(server.id(), make_command("SET", "key", std::string(40, 'v')), 1);
+  const std::size_t request = event + message + 3 * string + 3 + 3 + 40;
+  EXPECT_EQ(simulator.memory_bytes(), idle + request);
+  Message asked;
+  asked.from = client.id();
+  asked.request_id = 1;
+  server.reply_to(asked, Reply::array({Reply::bulk("abc"), Reply::integer_reply(5)}));
+  const std::size_t reply = event + message + (string + 3) + (string + 0);
+  EXPECT_EQ(simulator.memory_bytes(), idle + request + reply);
+  const Command shared = make_command("EVAL", std::string(100, 'b'), "1", "lock");
+  auto body = [&]() -> Task<void> {
+    const std::vector<NodeId> nodes = {0, 1};
+    co_await broadcaster.broadcast(shared, nodes, Duration::from_ms(50));
+  };
+  broadcaster.spawn(body());  // two requests and their two timeout timers
+  const std::size_t broadcast = 2 * event + 2 * (event + message + 4 * string + 4 + 100 + 1 + 4);
+  EXPECT_EQ(simulator.memory_bytes(), idle + request + reply + broadcast);
+  simulator.run();
+  EXPECT_EQ(simulator.messages_in_flight(), 0u);
+  EXPECT_EQ(simulator.memory_bytes(), idle);
 }
 
 }  // namespace

@@ -48,9 +48,9 @@ class TestRedisNode : public RedisNode {
  protected:
   Reply handle(const Message& request) override {
     ++commands_seen;
-    log.push_back(request.command);
-    if (!request.command.empty() &&
-        (request.command[0] == "WAIT" || request.command[0] == "wait")) {
+    log.push_back(request.command());
+    if (!request.command().empty() &&
+        (request.command()[0] == "WAIT" || request.command()[0] == "wait")) {
       return Reply::integer_reply(wait_acks);
     }
     return RedisNode::handle(request);

@@ -198,6 +198,47 @@ TEST(Runner, DigestWithoutMessageContentsLeavesTheRunAlone) {
                                    .trace_digest);
 }
 
+// Without a trace digest (exploration's runs, which keep no trace records either) nothing is
+// recorded and the result has no digest, and the run is the same run: the same verdicts, stats
+// and history.
+TEST(Runner, WithoutATraceDigestTheRunIsTheSameRun) {
+  for (const char* name : {"redlock-workload", "gc-pause-after-acquire-fenced"}) {
+    const Scenario scenario =
+        parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) + "/scenarios/" + name + ".json");
+    const RunOptions lean{.trace_records_max = 0, .digest_message_contents = false};
+    RunOptions undigested = lean;
+    undigested.trace_digest = false;
+    const ScenarioResult digested = run_scenario(scenario, registry_lock_factory(), lean);
+    const ScenarioResult untraced = run_scenario(scenario, registry_lock_factory(), undigested);
+    EXPECT_EQ(digested.trace_digest.size(), 16u);
+    EXPECT_TRUE(digested.trace_truncated);  // recorded, none kept
+    EXPECT_EQ(untraced.trace_digest, "");
+    EXPECT_FALSE(untraced.trace_truncated);  // nothing recorded
+    EXPECT_TRUE(untraced.trace.empty());
+    EXPECT_EQ(untraced.mutual_exclusion, digested.mutual_exclusion);
+    EXPECT_EQ(untraced.resource_safety, digested.resource_safety);
+    EXPECT_EQ(untraced.liveness, digested.liveness);
+    EXPECT_EQ(untraced.stats.events, digested.stats.events);
+    EXPECT_EQ(untraced.stats.messages, digested.stats.messages);
+    EXPECT_EQ(untraced.stats.grants, digested.stats.grants);
+    EXPECT_EQ(untraced.history.grants().size(), digested.history.grants().size());
+    EXPECT_EQ(untraced.history.acquires().size(), digested.history.acquires().size());
+  }
+}
+
+// With trace records kept, a run without a digest still records them all.
+TEST(Runner, WithoutATraceDigestKeptRecordsAreStillRecorded) {
+  const Scenario scenario = parse_scenario_file(std::string(REDLOCK_SOURCE_DIR) +
+                                                "/scenarios/gc-pause-after-acquire-fenced.json");
+  const ScenarioResult full = run_scenario(scenario, registry_lock_factory());
+  const ScenarioResult undigested =
+      run_scenario(scenario, registry_lock_factory(), RunOptions{.trace_digest = false});
+  EXPECT_EQ(undigested.trace_digest, "");
+  ASSERT_FALSE(full.trace.empty());
+  EXPECT_EQ(undigested.trace.size(), full.trace.size());
+  EXPECT_EQ(undigested.trace_truncated, full.trace_truncated);
+}
+
 // Without a story (exploration's runs) the clients and their locks build no line's text, and the
 // run is the same run: the same digest, verdicts, stats and history, only no story.
 TEST(Runner, WithoutAStoryTheRunIsTheSameRun) {

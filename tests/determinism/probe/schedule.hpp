@@ -39,7 +39,7 @@ inline std::string run_generated_schedule(uint64_t seed) {
   for (uint32_t i = 0; i < servers; ++i) {
     auto& server = simulator.add_process<ServerProcess>(
         "server" + std::to_string(i), [](ServerProcess& self, const Message& request) {
-          return Reply::bulk(request.command.back() + "@" +
+          return Reply::bulk(request.command().back() + "@" +
                              std::to_string(self.wall_now().ms_floor()));
         });
     server_ids.push_back(server.id());
