@@ -325,12 +325,28 @@ Reply RedisEngine::dispatch(Call& call) {
 }
 
 Value* RedisEngine::lookup(Call& call, std::string_view key) {
+  const auto it = find_live(call, key);
+  return it == keys_.end() ? nullptr : &it->second;
+}
+
+RedisEngine::Keyspace::iterator RedisEngine::find_live(Call& call, std::string_view key) {
   const auto it = keys_.find(key);
-  if (it == keys_.end()) return nullptr;
-  if (!logically_expired(it->second, call.now_ms)) return &it->second;
+  if (it == keys_.end() || !logically_expired(it->second, call.now_ms)) return it;
   // A replica applies its master's stream verbatim and never deletes on its own; its clients
   // just see the key as missing (F4, F5).
+  if (options_.replica) return call.from_master ? it : keys_.end();
+  delete_expired(call, it);
+  return keys_.end();
+}
+
+Value* RedisEngine::lookup_for_store(Call& call, std::string_view key, Keyspace::iterator& place) {
+  const auto it = keys_.lower_bound(key);
+  place = it;
+  if (it == keys_.end() || it->first != key) return nullptr;
+  if (!logically_expired(it->second, call.now_ms)) return &it->second;
+  // As find_live: a replica keeps the key (and stores over it), a master deletes it first.
   if (options_.replica) return call.from_master ? &it->second : nullptr;
+  place = std::next(it);
   delete_expired(call, it);
   return nullptr;
 }
@@ -347,20 +363,28 @@ void RedisEngine::delete_expired(Call& call, Keyspace::iterator it) {
 bool RedisEngine::remove_key(std::string_view key) {
   const auto it = keys_.find(key);
   if (it == keys_.end()) return false;
+  erase_key(it);
+  return true;
+}
+
+void RedisEngine::erase_key(Keyspace::iterator it) {
   if (it->second.expire_at_ms != no_expiry_ms) volatile_keys_.erase(it->first);
   keys_.erase(it);
-  return true;
 }
 
 Value& RedisEngine::set_string(std::string_view key, std::string_view value, bool keep_ttl) {
   // One descent of the tree whether the key is new or not (find, then emplace, made two).
-  auto it = keys_.lower_bound(key);
-  if (it == keys_.end() || it->first != key) {
-    it = keys_.emplace_hint(it, std::string(key), Value{});
-    it->second.string.assign(value);
-    return it->second;
+  return set_string_at(keys_.lower_bound(key), key, value, keep_ttl);
+}
+
+Value& RedisEngine::set_string_at(Keyspace::iterator place, std::string_view key,
+                                  std::string_view value, bool keep_ttl) {
+  if (place == keys_.end() || place->first != key) {
+    place = keys_.emplace_hint(place, std::string(key), Value{});
+    place->second.string.assign(value);
+    return place->second;
   }
-  return overwrite_string(key, it->second, value, keep_ttl);
+  return overwrite_string(key, place->second, value, keep_ttl);
 }
 
 Value& RedisEngine::overwrite_string(std::string_view key, Value& existing, std::string_view value,

@@ -209,12 +209,21 @@ class RedisEngine {
   using Keyspace = std::map<std::string, Value, std::less<>>;
 
   Value* lookup(Call& call, std::string_view key);
+  // lookup's search, as an iterator: the key's entry, or end() where lookup returns null.
+  Keyspace::iterator find_live(Call& call, std::string_view key);
+  // lookup for a write that stores the key when it is not found: one search of the tree for
+  // both. When it returns null, `place` is where set_string_at puts the key.
+  Value* lookup_for_store(Call& call, std::string_view key, Keyspace::iterator& place);
   bool logically_expired(const Value& value, int64_t now_ms) const {
     return value.expire_at_ms != no_expiry_ms && now_ms > value.expire_at_ms;
   }
   void delete_expired(Call& call, Keyspace::iterator it);
   bool remove_key(std::string_view key);
+  void erase_key(Keyspace::iterator it);  // remove_key for an entry already found
   Value& set_string(std::string_view key, std::string_view value, bool keep_ttl);
+  // set_string at `place`, lookup_for_store's: the key's entry or where the key goes.
+  Value& set_string_at(Keyspace::iterator place, std::string_view key, std::string_view value,
+                       bool keep_ttl);
   // set_string for a key just looked up and found (`existing` is its value).
   Value& overwrite_string(std::string_view key, Value& existing, std::string_view value,
                           bool keep_ttl);

@@ -13,8 +13,9 @@ Reply RedisEngine::cmd_del(Call& call) {
   for (std::size_t j = 1; j < call.argv.size(); ++j) {
     // The lookup deletes (and propagates) a logically-expired key first, as expireIfNeeded does,
     // so it does not count as deleted by this command.
-    if (lookup(call, call.argv[j]) == nullptr) continue;
-    remove_key(call.argv[j]);
+    const auto it = find_live(call, call.argv[j]);
+    if (it == keys_.end()) continue;
+    erase_key(it);
     ++deleted;
   }
   if (deleted > 0) emit_as_is(call);

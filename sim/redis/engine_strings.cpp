@@ -180,7 +180,8 @@ Reply RedisEngine::set_generic(Call& call, int flags, std::string_view expire, b
       old_value = Reply::bulk(value->string);
     }
   }
-  Value* const existing = lookup(call, key);
+  Keyspace::iterator place;  // where the key goes when not found
+  Value* const existing = lookup_for_store(call, key, place);
   const bool found = existing != nullptr;
   if (((flags & set_nx) && found) || ((flags & set_xx) && !found)) {
     if (flags & set_get) return old_value;
@@ -189,9 +190,9 @@ Reply RedisEngine::set_generic(Call& call, int flags, std::string_view expire, b
   const std::string& new_value = call.argv[call.spec->arity == 4 ? 3 : 2];
   const bool keep_ttl = (flags & set_keepttl) != 0;
   // A key found is overwritten where it lies; one not found (absent, or expired on a replica,
-  // which keeps it) goes through set_string's own search.
+  // which keeps it) goes where the lookup's search left `place`.
   Value& value = found ? overwrite_string(key, *existing, new_value, keep_ttl)
-                       : set_string(key, new_value, keep_ttl);
+                       : set_string_at(place, key, new_value, keep_ttl);
   if (has_expire) {
     set_expiry(key, value, when_ms);
     emit_ttl(call, options_, make_command("SET", key, new_value, "PXAT", format_int64(when_ms)));
