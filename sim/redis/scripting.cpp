@@ -1468,10 +1468,9 @@ const Reply* ScriptRunner::native_call(const RedisEngine::CommandSpec* spec, std
   argv[0].assign(name);
   argv[1].assign(key);
   if (argument != nullptr) argv[2].assign(*argument);
-  std::string refusal;
-  Reply reply = call_from_script(argv, spec, refusal);
-  prefix_.push_back(RecordedCall{std::move(reply), std::move(refusal)});
-  const RecordedCall& made = prefix_.back();
+  // The record is made in place (call_from_script does not touch prefix_).
+  RecordedCall& made = prefix_.emplace_back();
+  made.reply = call_from_script(argv, spec, made.refusal);
   if (!made.refusal.empty() || made.reply.is_error()) return nullptr;
   if (made.reply.text.size() > native_text_bytes_max) return nullptr;  // recorded, as above
   run_bytes += made.reply.text.size() + lua_bytes_per_string;
@@ -1500,18 +1499,24 @@ ScriptRunner::NativeRun ScriptRunner::run_native(const Function& function, Redis
   if (argument_text > native_text_bytes_max) return NativeRun::not_run;
   run_bytes += argument_text + (argv.size() - 3) * lua_bytes_per_string;
   if (!may_run_natively(run_bytes)) return NativeRun::not_run;
-  static const RedisEngine::CommandSpec* const get = RedisEngine::find_command("GET");
   static const RedisEngine::CommandSpec* const del = RedisEngine::find_command("DEL");
   static const RedisEngine::CommandSpec* const pexpire = RedisEngine::find_command("PEXPIRE");
   const std::string& key = argv[3];
   const std::string& value = argv[3 + keys];
   prefix_.clear();
-  prefix_.reserve(2);  // `current` points into it until the second call
-  const Reply* current = native_call(get, "GET", key, nullptr, run_bytes);
-  if (current == nullptr) return NativeRun::partly;
-  const bool missing = current->type == ReplyType::nil || current->type == ReplyType::nil_array;
-  if (!missing && current->type != ReplyType::bulk) return NativeRun::partly;
-  const bool ours = !missing && current->text == value;
+  const Reply& current = native_get(key);
+  // The run goes on in Lua with the calls made so far, GET's first.
+  const auto in_lua = [&] {
+    prefix_.insert(prefix_.begin(), RecordedCall{current, {}});
+    return NativeRun::partly;
+  };
+  // native_call's checks of a call made.
+  if (current.is_error() || current.text.size() > native_text_bytes_max) return in_lua();
+  run_bytes += current.text.size() + lua_bytes_per_string;
+  if (!may_run_natively(run_bytes)) return in_lua();
+  const bool missing = current.type == ReplyType::nil || current.type == ReplyType::nil_array;
+  if (!missing && current.type != ReplyType::bulk) return in_lua();
+  const bool ours = !missing && current.text == value;
   if (function.native == Native::delete_if_value_or_report_missing && missing) {
     reply = Reply::integer_reply(-1);
   } else if (!ours) {
@@ -1520,23 +1525,26 @@ ScriptRunner::NativeRun ScriptRunner::run_native(const Function& function, Redis
     const bool expire = function.native == Native::pexpire_if_value;
     const Reply* done = expire ? native_call(pexpire, "PEXPIRE", key, &argv[4 + keys], run_bytes)
                                : native_call(del, "DEL", key, nullptr, run_bytes);
-    if (done == nullptr || done->type != ReplyType::integer) return NativeRun::partly;
+    if (done == nullptr || done->type != ReplyType::integer) return in_lua();
     // The integer went through a Lua number.
     reply = Reply::integer_reply(truncate_number(static_cast<lua_Number>(done->integer)));
   }
-  append_owed(function, argv, key_count, run_bytes);
+  append_owed(function, argv, key_count, run_bytes, current);
   prefix_.clear();
   return NativeRun::done;
 }
 
 void ScriptRunner::append_owed(const Function& function, const Command& argv, int64_t key_count,
-                               std::size_t run_bytes) {
+                               std::size_t run_bytes, const Reply& first) {
   constexpr std::size_t word = sizeof(uint64_t);
-  std::size_t size = 5 * word;
+  const auto reply_size = [](const Reply& reply) {
+    return 2 * word + (reply.type == ReplyType::bulk ? reply.text.size() : 0);
+  };
+  std::size_t size = 5 * word + reply_size(first);
   for (std::size_t j = 3; j < argv.size(); ++j)
     size += word + argv[j].size();
   for (const RecordedCall& made : prefix_)
-    size += 2 * word + (made.reply.type == ReplyType::bulk ? made.reply.text.size() : 0);
+    size += reply_size(made.reply);
   char* const start = owed_.extend(size);
   OwedWriter out{start};
   out.word(owed_run);
@@ -1547,19 +1555,22 @@ void ScriptRunner::append_owed(const Function& function, const Command& argv, in
   out.word(argv.size() - 3);
   for (std::size_t j = 3; j < argv.size(); ++j)
     out.text(argv[j]);
-  out.word(prefix_.size());
-  for (const RecordedCall& made : prefix_) {
-    if (made.reply.type == ReplyType::integer) {
+  out.word(1 + prefix_.size());
+  const auto record = [&out](const Reply& reply) {
+    if (reply.type == ReplyType::integer) {
       out.word(owed_integer);
-      out.word(static_cast<uint64_t>(made.reply.integer));
-    } else if (made.reply.type == ReplyType::bulk) {
+      out.word(static_cast<uint64_t>(reply.integer));
+    } else if (reply.type == ReplyType::bulk) {
       out.word(owed_bulk);
-      out.text(made.reply.text);
+      out.text(reply.text);
     } else {
       out.word(owed_nil);
       out.word(0);
     }
-  }
+  };
+  record(first);
+  for (const RecordedCall& made : prefix_)
+    record(made.reply);
   SIM_ASSERT(out.at == start + size);
   owed_bytes_on_thread += size;
   owed_lua_bytes_ += run_bytes;
@@ -1707,6 +1718,11 @@ Reply ScriptRunner::call_engine(const Command& argv, const RedisEngine::CommandS
                           true, produced};
   inner.spec = spec;
   Reply reply = (engine_.*(spec->handler))(inner);
+  take_produced(produced);
+  return reply;
+}
+
+void ScriptRunner::take_produced(std::vector<Propagated>& produced) {
   for (Propagated& effect : produced) {
     if (replication_flags == 0) continue;
     if (replication_flags == 1) effect.target = PropagationTarget::aof;
@@ -1714,7 +1730,21 @@ Reply ScriptRunner::call_engine(const Command& argv, const RedisEngine::CommandS
     effects_.push_back(std::move(effect));
   }
   produced.clear();
-  return reply;
+}
+
+const Reply& ScriptRunner::native_get(const std::string& key) {
+  // GET is known, of its arity, allowed in scripts and not a write: call_from_script hands it
+  // straight to call_engine, whose steps these are (GET reads no argument but its key).
+  static const RedisEngine::CommandSpec* const get = RedisEngine::find_command("GET");
+  static const Command no_arguments;
+  std::vector<Propagated>& produced = produced_;
+  produced.clear();
+  RedisEngine::Call inner{no_arguments, current_->now_ms, current_->wall_now, current_->from_master,
+                          true,         produced};
+  inner.spec = get;
+  engine_.get_into(inner, key, native_get_reply_);
+  take_produced(produced);
+  return native_get_reply_;
 }
 
 Reply ScriptRunner::script_command(RedisEngine::Call& call) {
