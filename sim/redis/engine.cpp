@@ -19,6 +19,11 @@ namespace redlock_sim {
 using namespace redis_text;
 
 namespace {
+// A spare node (RedisEngine::keep_spare) is kept only while its strings hold at most this.
+constexpr std::size_t spare_room_max = 256;
+}  // namespace
+
+namespace {
 
 using E = RedisEngine;
 // Sorted by name (find_command looks names up through CommandIndex).
@@ -354,8 +359,7 @@ Value* RedisEngine::lookup_for_store(Call& call, std::string_view key, Keyspace:
 void RedisEngine::delete_expired(Call& call, Keyspace::iterator it) {
   if (call.in_script) scripts_->note_expired(it->first, it->second);
   Command del = make_command(config_.lazyfree_lazy_expire ? "UNLINK" : "DEL", it->first);
-  volatile_keys_.erase(it->first);
-  keys_.erase(it);
+  erase_key(it);  // it has a TTL: in volatile_keys_
   ++expired_keys_;
   call.propagate.push_back(Propagated{std::move(del), PropagationTarget::all});
 }
@@ -368,8 +372,31 @@ bool RedisEngine::remove_key(std::string_view key) {
 }
 
 void RedisEngine::erase_key(Keyspace::iterator it) {
-  if (it->second.expire_at_ms != no_expiry_ms) volatile_keys_.erase(it->first);
-  keys_.erase(it);
+  if (it->second.expire_at_ms != no_expiry_ms) {
+    if (const auto entry = volatile_keys_.find(it->first); entry != volatile_keys_.end()) {
+      KeySet::node_type node = volatile_keys_.extract(entry);
+      if (node.value().capacity() <= spare_room_max) spare_volatile_key_ = std::move(node);
+    }
+  }
+  keep_spare(keys_.extract(it));
+}
+
+void RedisEngine::keep_spare(Keyspace::node_type node) {
+  const Value& value = node.mapped();
+  if (node.key().capacity() <= spare_room_max && value.string.capacity() <= spare_room_max &&
+      value.hash.capacity() == 0 && value.list.capacity() == 0) {
+    spare_key_ = std::move(node);
+  }
+}
+
+void RedisEngine::add_volatile_key(std::string_view key) {
+  if (spare_volatile_key_.empty()) {
+    volatile_keys_.emplace(key);
+    return;
+  }
+  spare_volatile_key_.value().assign(key);
+  auto inserted = volatile_keys_.insert(std::move(spare_volatile_key_));
+  if (!inserted.inserted) spare_volatile_key_ = std::move(inserted.node);
 }
 
 Value& RedisEngine::set_string(std::string_view key, std::string_view value, bool keep_ttl) {
@@ -380,6 +407,17 @@ Value& RedisEngine::set_string(std::string_view key, std::string_view value, boo
 Value& RedisEngine::set_string_at(Keyspace::iterator place, std::string_view key,
                                   std::string_view value, bool keep_ttl) {
   if (place == keys_.end() || place->first != key) {
+    if (!spare_key_.empty()) {
+      // The spare node, made what a new node is (Value{}) with this key and string.
+      spare_key_.key().assign(key);
+      Value& fresh = spare_key_.mapped();
+      fresh.type = ValueType::string;
+      fresh.string.assign(value);
+      fresh.hash.clear();
+      fresh.list.clear();
+      fresh.expire_at_ms = no_expiry_ms;
+      return keys_.insert(place, std::move(spare_key_))->second;
+    }
     place = keys_.emplace_hint(place, std::string(key), Value{});
     place->second.string.assign(value);
     return place->second;
@@ -404,7 +442,7 @@ Value& RedisEngine::overwrite_string(std::string_view key, Value& existing, std:
 }
 
 void RedisEngine::set_expiry(std::string_view key, Value& value, int64_t when_ms) {
-  if (value.expire_at_ms == no_expiry_ms) volatile_keys_.emplace(key);
+  if (value.expire_at_ms == no_expiry_ms) add_volatile_key(key);
   value.expire_at_ms = when_ms;
 }
 

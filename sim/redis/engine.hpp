@@ -220,6 +220,11 @@ class RedisEngine {
   void delete_expired(Call& call, Keyspace::iterator it);
   bool remove_key(std::string_view key);
   void erase_key(Keyspace::iterator it);  // remove_key for an entry already found
+  // The nodes of the last key erased and of its entry in volatile_keys_, kept (when they hold
+  // little) for the next new key: its key's and value's room is reused and no node allocated.
+  // A lock key is set and deleted again and again.
+  void keep_spare(Keyspace::node_type node);
+  void add_volatile_key(std::string_view key);
   Value& set_string(std::string_view key, std::string_view value, bool keep_ttl);
   // set_string at `place`, lookup_for_store's: the key's entry or where the key goes.
   Value& set_string_at(Keyspace::iterator place, std::string_view key, std::string_view value,
@@ -310,7 +315,10 @@ class RedisEngine {
   EngineOptions options_;
   EngineConfig config_;
   Keyspace keys_;
-  std::set<std::string, std::less<>> volatile_keys_;  // keys with a TTL, for active expiry
+  using KeySet = std::set<std::string, std::less<>>;
+  KeySet volatile_keys_;           // keys with a TTL, for active expiry
+  Keyspace::node_type spare_key_;  // see keep_spare
+  KeySet::node_type spare_volatile_key_;
   uint64_t expired_keys_ = 0;
   ScriptLimitStats script_limits_;
   ScriptRun script_run_;

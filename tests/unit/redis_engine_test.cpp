@@ -116,6 +116,43 @@ TEST(RedisEngine, SetNxSucceedsOnLogicallyExpiredKey) {
   EXPECT_EQ(h.run(base_ms + 11, make_command("GET", "k")), Reply::bulk("b"));
 }
 
+// A deleted key's node (and its entry among the keys with a TTL) is kept for the next new key
+// (RedisEngine::keep_spare): what is stored there is the new key and value alone, with no TTL,
+// type or element of the key before, and keys with a TTL are counted and expired as before.
+TEST(RedisEngine, AKeyStoredInADeletedKeysNodeIsStoredWhole) {
+  Harness h;
+  const std::string token(40, 't');
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "lock:a", token, "PX", "100")).is_ok());
+  EXPECT_TRUE(h.run(base_ms, make_command("DEL", "lock:a")).is_integer(1));
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "b", "v")).is_ok());
+  EXPECT_TRUE(h.run(base_ms, make_command("PTTL", "b")).is_integer(-1));
+  EXPECT_EQ(h.engine.keys_with_expiry(), 0u);
+  std::vector<SnapshotEntry> expected = {{"b", Value{.string = "v"}}};
+  EXPECT_EQ(h.engine.snapshot(), expected);
+  // A hash's node is not kept; a big value's neither; both go as before.
+  h.run(base_ms, make_command("HSET", "h", "f", "x"));
+  h.run(base_ms, make_command("DEL", "h"));
+  h.run(base_ms, make_command("SET", "big", std::string(1000, 'b')));
+  h.run(base_ms, make_command("DEL", "big"));
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "c", "w", "PX", "50")).is_ok());
+  EXPECT_TRUE(h.run(base_ms, make_command("DEL", "b", "c")).is_integer(2));
+  EXPECT_EQ(h.engine.keys_with_expiry(), 0u);
+  // Two keys with a TTL, one in the kept nodes: both counted, both expired by the cycle.
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "d", "x", "PX", "10")).is_ok());
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "e", "y", "PX", "10")).is_ok());
+  EXPECT_EQ(h.engine.keys_with_expiry(), 2u);
+  expected = {{"d", Value{.string = "x", .expire_at_ms = base_ms + 10}},
+              {"e", Value{.string = "y", .expire_at_ms = base_ms + 10}}};
+  EXPECT_EQ(h.engine.snapshot(), expected);
+  Rng rng(7);
+  h.engine.active_expire_cycle(ExecutionContext{Instant::from_ms(base_ms + 11)}, rng, h.propagated);
+  EXPECT_EQ(h.engine.key_count(), 0u);
+  EXPECT_EQ(h.engine.keys_with_expiry(), 0u);
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("SET", "d", "z", "NX")).is_ok());
+  EXPECT_EQ(h.run(base_ms + 11, make_command("GET", "d")), Reply::bulk("z"));
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("PTTL", "d")).is_integer(-1));
+}
+
 // Proves item 3: active expiry and passive access give the same observable lock behaviour.
 TEST(RedisEngine, ActiveAndPassiveExpiryLookTheSame) {
   Harness passive;
