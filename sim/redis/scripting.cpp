@@ -984,6 +984,7 @@ void ScriptRunner::close_state() {
   last_function_ = functions_.end();
   sha_of_body_.clear();
   last_body_ = sha_of_body_.end();
+  last_function_is_last_bodys_ = false;
 }
 
 void ScriptRunner::flush() {
@@ -1273,16 +1274,19 @@ Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
     }
   } else {
     // A client sends the same body again and again: the last one is compared first.
-    auto known = last_body_ != sha_of_body_.end() && last_body_->first == call.argv[1]
-                     ? last_body_
-                     : sha_of_body_.find(call.argv[1]);
-    if (known == sha_of_body_.end()) {
-      known = sha_of_body_.emplace(call.argv[1], sha1_hex(call.argv[1])).first;
+    if (last_body_ == sha_of_body_.end() || last_body_->first != call.argv[1]) {
+      auto known = sha_of_body_.find(call.argv[1]);
+      if (known == sha_of_body_.end()) {
+        known = sha_of_body_.emplace(call.argv[1], sha1_hex(call.argv[1])).first;
+      }
+      last_body_ = known;
+      last_function_is_last_bodys_ = false;
     }
-    last_body_ = known;
-    sha = &known->second;
+    sha = &last_body_->second;
   }
-  auto found = last_function_ != functions_.end() && last_function_->first == *sha
+  // The last body's function, when it was the last one run, is taken without comparing digests.
+  auto found = !by_sha && last_function_is_last_bodys_ ? last_function_
+               : last_function_ != functions_.end() && last_function_->first == *sha
                    ? last_function_
                    : functions_.find(*sha);
   if (found == functions_.end()) {
@@ -1292,6 +1296,7 @@ Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
     found = functions_.find(*sha);
   }
   last_function_ = found;
+  last_function_is_last_bodys_ = !by_sha;
   return run(call, found->first, key_count, found->second);
 }
 
@@ -1463,9 +1468,10 @@ const Reply* ScriptRunner::native_call(const RedisEngine::CommandSpec* spec, std
     argument_bytes += key.size() + (argument != nullptr ? argument->size() : 0);
     if (argument_bytes > memory_bytes_max()) return nullptr;
   }
-  // The strings are assigned in place (a run's arguments are at most native_text_bytes_max).
+  // The strings are assigned in place (a run's arguments are at most native_text_bytes_max); the
+  // name only when another call used the buffer last.
   Command& argv = argument != nullptr ? native_argv3_ : native_argv2_;
-  argv[0].assign(name);
+  if (argv[0] != name) argv[0].assign(name);
   argv[1].assign(key);
   if (argument != nullptr) argv[2].assign(*argument);
   // The record is made in place (call_from_script does not touch prefix_).
@@ -1517,18 +1523,20 @@ ScriptRunner::NativeRun ScriptRunner::run_native(const Function& function, Redis
   const bool missing = current.type == ReplyType::nil || current.type == ReplyType::nil_array;
   if (!missing && current.type != ReplyType::bulk) return in_lua();
   const bool ours = !missing && current.text == value;
+  int64_t result = 0;
   if (function.native == Native::delete_if_value_or_report_missing && missing) {
-    reply = Reply::integer_reply(-1);
-  } else if (!ours) {
-    reply = Reply::integer_reply(0);
-  } else {
+    result = -1;
+  } else if (ours) {
     const bool expire = function.native == Native::pexpire_if_value;
     const Reply* done = expire ? native_call(pexpire, "PEXPIRE", key, &argv[4 + keys], run_bytes)
                                : native_call(del, "DEL", key, nullptr, run_bytes);
     if (done == nullptr || done->type != ReplyType::integer) return in_lua();
     // The integer went through a Lua number.
-    reply = Reply::integer_reply(truncate_number(static_cast<lua_Number>(done->integer)));
+    result = truncate_number(static_cast<lua_Number>(done->integer));
   }
+  // `reply` is run()'s, as made (a nil with no text): an integer reply is its type and value.
+  reply.type = ReplyType::integer;
+  reply.integer = result;
   append_owed(function, argv, key_count, run_bytes, current);
   prefix_.clear();
   return NativeRun::done;

@@ -197,7 +197,8 @@ class ScriptRunner {
   // (bounded by the script cache: cleared with it).
   std::map<std::string, std::string, std::less<>> sha_of_body_;
   std::map<std::string, std::string, std::less<>>::iterator last_body_ = sha_of_body_.end();
-  int environment_ref_ = 0;  // the read-only globals proxy scripts run in
+  bool last_function_is_last_bodys_ = false;  // last_function_ is last_body_'s digest's
+  int environment_ref_ = 0;                   // the read-only globals proxy scripts run in
   int error_handler_ref_ = 0;
   RedisEngine::Call* current_ = nullptr;  // the EVAL being run
   std::vector<Propagated> effects_;
