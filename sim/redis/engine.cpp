@@ -197,8 +197,10 @@ RedisEngine::RedisEngine(EngineOptions options)
     : options_(std::move(options)), scripts_(std::make_unique<ScriptRunner>(*this)) {
   // The option is the starting value; CONFIG SET busy-reply-threshold changes it.
   config_.busy_reply_threshold_ms = options_.busy_reply_threshold_ms;
-  // A fixed replication id: the real one is random, the model's must be reproducible.
-  replication_id_ = sha1_hex("redlock-sim replication id");
+  // A fixed replication id: the real one is random, the model's must be reproducible. Hashed
+  // once, not once an engine.
+  static const std::string replication_id = sha1_hex("redlock-sim replication id");
+  replication_id_ = replication_id;
 }
 
 RedisEngine::~RedisEngine() = default;

@@ -169,7 +169,21 @@ void RedisEngine::get_into(Call& call, std::string_view key, Reply& reply) {
   }
 }
 
+namespace {
+// `word` is the two letters `first` `second` (lower case) in any case: OR 0x20 lowers A-Z and
+// makes no other byte a lower-case letter.
+bool is_two_letters(const std::string& word, char first, char second) {
+  return word.size() == 2 && (word[0] | 0x20) == first && (word[1] | 0x20) == second;
+}
+}  // namespace
+
 Reply RedisEngine::cmd_set(Call& call) {
+  // SET key value NX PX ms, what lock clients send, read at once as parse_string_options reads
+  // it (NX, then PX and its argument, nothing after).
+  if (call.argv.size() == 6 && is_two_letters(call.argv[3], 'n', 'x') &&
+      is_two_letters(call.argv[4], 'p', 'x')) {
+    return set_generic(call, set_nx | set_px, call.argv[5], false, nullptr, nullptr);
+  }
   int flags = 0;
   const std::string* expire = nullptr;
   bool seconds = false;

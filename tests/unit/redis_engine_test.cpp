@@ -153,6 +153,49 @@ TEST(RedisEngine, AKeyStoredInADeletedKeysNodeIsStoredWhole) {
   EXPECT_TRUE(h.run(base_ms + 11, make_command("PTTL", "d")).is_integer(-1));
 }
 
+// EVAL takes the last body's function without comparing digests only while that function was
+// the last one run: after an EVALSHA of another, a body that failed to compile or a SCRIPT FLUSH,
+// the body runs its own script.
+TEST(RedisEngine, EvalRunsItsBodysScriptAfterOthersRan) {
+  Harness h;
+  const std::string a = "return 1";
+  const std::string b = "return 2";
+  EXPECT_TRUE(h.run(base_ms, make_command("EVAL", a, "0")).is_integer(1));
+  EXPECT_EQ(h.run(base_ms, make_command("SCRIPT", "LOAD", b)), Reply::bulk(sha1_hex(b)));
+  EXPECT_TRUE(h.run(base_ms, make_command("EVALSHA", sha1_hex(b), "0")).is_integer(2));
+  EXPECT_TRUE(h.run(base_ms, make_command("EVAL", a, "0")).is_integer(1));
+  EXPECT_TRUE(h.run(base_ms, make_command("EVAL", "return (", "0")).is_error());
+  EXPECT_TRUE(h.run(base_ms, make_command("EVAL", a, "0")).is_integer(1));
+  EXPECT_TRUE(h.run(base_ms, make_command("SCRIPT", "FLUSH")).is_ok());
+  EXPECT_TRUE(h.run(base_ms, make_command("EVAL", a, "0")).is_integer(1));
+  EXPECT_TRUE(h.run(base_ms, make_command("EVALSHA", sha1_hex(b), "0")).is_error());
+  EXPECT_TRUE(h.run(base_ms, make_command("EVAL", b, "0")).is_integer(2));
+  EXPECT_TRUE(h.run(base_ms, make_command("EVAL", a, "0")).is_integer(1));
+}
+
+// SET key value NX PX ms is read at once (cmd_set); in any case it is what the options' parser
+// makes of it, and words one letter off, or a value that is no time, are still refused.
+TEST(RedisEngine, SetNxPxInAnyCaseIsReadAsItsOptions) {
+  Harness h;
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "k", "a", "nX", "Px", "100")).is_ok());
+  EXPECT_EQ(h.propagated.back().command,
+            make_command("SET", "k", "a", "PXAT", std::to_string(base_ms + 100)));
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "k", "b", "NX", "PX", "100")).is_nil());
+  EXPECT_EQ(h.run(base_ms, make_command("PTTL", "k")), Reply::integer_reply(100));
+  EXPECT_TRUE(h.run(base_ms + 101, make_command("SET", "k", "c", "nx", "px", "5")).is_ok());
+  EXPECT_EQ(h.run(base_ms + 101, make_command("GET", "k")), Reply::bulk("c"));
+  for (const auto& [nx, px] : {std::pair{"nz", "px"}, {"nx", "pz"}, {"mx", "px"}, {"nx", "xx"}}) {
+    const Reply reply = h.run(base_ms, make_command("SET", "k", "v", nx, px, "100"));
+    EXPECT_EQ(reply, Reply::error("ERR syntax error")) << nx << " " << px;
+  }
+  EXPECT_EQ(h.run(base_ms, make_command("SET", "j", "v", "NX", "PX", "0")),
+            Reply::error("ERR invalid expire time in 'set' command"));
+  EXPECT_EQ(h.run(base_ms, make_command("SET", "j", "v", "NX", "PX", "1x")),
+            Reply::error("ERR value is not an integer or out of range"));
+  EXPECT_EQ(h.run(base_ms, make_command("SET", "j", "v", "NX", "EX", "1")), Reply::ok());
+  EXPECT_EQ(h.run(base_ms, make_command("PTTL", "j")), Reply::integer_reply(1000));
+}
+
 // Proves item 3: active expiry and passive access give the same observable lock behaviour.
 TEST(RedisEngine, ActiveAndPassiveExpiryLookTheSame) {
   Harness passive;
