@@ -196,6 +196,20 @@ TEST(RedisEngine, SetNxPxInAnyCaseIsReadAsItsOptions) {
   EXPECT_EQ(h.run(base_ms, make_command("PTTL", "j")), Reply::integer_reply(1000));
 }
 
+// A body's digest is remembered on the thread (body_sha1_hex in scripting.cpp), across engines
+// and past the 64 bodies at which that memory is emptied: each body is still cached under its
+// own SHA-1.
+TEST(RedisEngine, EveryEngineCachesABodyUnderItsOwnDigest) {
+  for (int engine = 0; engine < 2; ++engine) {
+    Harness h;
+    for (int i = 0; i < 70; ++i) {
+      const std::string body = "return " + std::to_string(i);
+      EXPECT_TRUE(h.run(base_ms, make_command("EVAL", body, "0")).is_integer(i)) << body;
+      EXPECT_TRUE(h.run(base_ms, make_command("EVALSHA", sha1_hex(body), "0")).is_integer(i));
+    }
+  }
+}
+
 // Proves item 3: active expiry and passive access give the same observable lock behaviour.
 TEST(RedisEngine, ActiveAndPassiveExpiryLookTheSame) {
   Harness passive;
