@@ -336,8 +336,15 @@ Value* RedisEngine::lookup(Call& call, std::string_view key) {
   return it == keys_.end() ? nullptr : &it->second;
 }
 
-RedisEngine::Keyspace::iterator RedisEngine::find_live(Call& call, std::string_view key) {
+RedisEngine::Keyspace::iterator RedisEngine::find_key(std::string_view key) {
+  if (last_found_ != keys_.end() && last_found_->first == key) return last_found_;
   const auto it = keys_.find(key);
+  if (it != keys_.end()) last_found_ = it;
+  return it;
+}
+
+RedisEngine::Keyspace::iterator RedisEngine::find_live(Call& call, std::string_view key) {
+  const auto it = find_key(key);
   if (it == keys_.end() || !logically_expired(it->second, call.now_ms)) return it;
   // A replica applies its master's stream verbatim and never deletes on its own; its clients
   // just see the key as missing (F4, F5).
@@ -347,9 +354,14 @@ RedisEngine::Keyspace::iterator RedisEngine::find_live(Call& call, std::string_v
 }
 
 Value* RedisEngine::lookup_for_store(Call& call, std::string_view key, Keyspace::iterator& place) {
-  const auto it = keys_.lower_bound(key);
+  auto it = last_found_;
+  if (it == keys_.end() || it->first != key) {
+    it = keys_.lower_bound(key);
+    place = it;
+    if (it == keys_.end() || it->first != key) return nullptr;
+    last_found_ = it;
+  }
   place = it;
-  if (it == keys_.end() || it->first != key) return nullptr;
   if (!logically_expired(it->second, call.now_ms)) return &it->second;
   // As find_live: a replica keeps the key (and stores over it), a master deletes it first.
   if (options_.replica) return call.from_master ? &it->second : nullptr;
@@ -367,7 +379,7 @@ void RedisEngine::delete_expired(Call& call, Keyspace::iterator it) {
 }
 
 bool RedisEngine::remove_key(std::string_view key) {
-  const auto it = keys_.find(key);
+  const auto it = find_key(key);
   if (it == keys_.end()) return false;
   erase_key(it);
   return true;
@@ -380,6 +392,7 @@ void RedisEngine::erase_key(Keyspace::iterator it) {
       if (node.value().capacity() <= spare_room_max) spare_volatile_key_ = std::move(node);
     }
   }
+  if (it == last_found_) last_found_ = keys_.end();
   keep_spare(keys_.extract(it));
 }
 
@@ -418,10 +431,12 @@ Value& RedisEngine::set_string_at(Keyspace::iterator place, std::string_view key
       fresh.hash.clear();
       fresh.list.clear();
       fresh.expire_at_ms = no_expiry_ms;
-      return keys_.insert(place, std::move(spare_key_))->second;
+      last_found_ = keys_.insert(place, std::move(spare_key_));
+      return last_found_->second;
     }
     place = keys_.emplace_hint(place, std::string(key), Value{});
     place->second.string.assign(value);
+    last_found_ = place;
     return place->second;
   }
   return overwrite_string(key, place->second, value, keep_ttl);
@@ -470,6 +485,7 @@ std::vector<SnapshotEntry> RedisEngine::snapshot() const {
 void RedisEngine::restore(const std::vector<SnapshotEntry>& entries, Instant wall_now,
                           bool skip_expired) {
   keys_.clear();
+  last_found_ = keys_.end();
   volatile_keys_.clear();
   const int64_t now_ms = wall_now.ms_floor();
   for (const SnapshotEntry& entry : entries) {

@@ -209,6 +209,8 @@ class RedisEngine {
   using Keyspace = std::map<std::string, Value, std::less<>>;
 
   Value* lookup(Call& call, std::string_view key);
+  // keys_.find, the entry found last compared first (see last_found_).
+  Keyspace::iterator find_key(std::string_view key);
   // lookup's search, as an iterator: the key's entry, or end() where lookup returns null.
   Keyspace::iterator find_live(Call& call, std::string_view key);
   // lookup for a write that stores the key when it is not found: one search of the tree for
@@ -316,7 +318,11 @@ class RedisEngine {
   EngineConfig config_;
   Keyspace keys_;
   using KeySet = std::set<std::string, std::less<>>;
-  KeySet volatile_keys_;           // keys with a TTL, for active expiry
+  KeySet volatile_keys_;  // keys with a TTL, for active expiry
+  // The entry found or stored last, or end(): a client's commands and a lock script's calls name
+  // the same key again and again, and comparing it costs less than a descent of the tree.
+  // erase_key and every clear of keys_ reset it.
+  Keyspace::iterator last_found_ = keys_.end();
   Keyspace::node_type spare_key_;  // see keep_spare
   KeySet::node_type spare_volatile_key_;
   uint64_t expired_keys_ = 0;

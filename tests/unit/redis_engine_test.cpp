@@ -210,6 +210,39 @@ TEST(RedisEngine, EveryEngineCachesABodyUnderItsOwnDigest) {
   }
 }
 
+// The entry found last is compared before the tree is searched (RedisEngine::last_found_): a key
+// deleted, expired, flushed or restored away is not found through it, and a key stored again
+// is found with its new value.
+TEST(RedisEngine, TheKeyFoundLastIsForgottenWhenItGoes) {
+  Harness h;
+  h.run(base_ms, make_command("SET", "k", "a"));
+  EXPECT_EQ(h.run(base_ms, make_command("GET", "k")), Reply::bulk("a"));
+  EXPECT_TRUE(h.run(base_ms, make_command("DEL", "k")).is_integer(1));
+  EXPECT_TRUE(h.run(base_ms, make_command("GET", "k")).is_nil());
+  EXPECT_TRUE(h.run(base_ms, make_command("DEL", "k")).is_integer(0));
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "k", "b", "NX", "PX", "10")).is_ok());
+  EXPECT_EQ(h.run(base_ms, make_command("GET", "k")), Reply::bulk("b"));
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("GET", "k")).is_nil());  // expired, deleted
+  EXPECT_EQ(h.engine.key_count(), 0u);
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("SET", "k", "c", "NX")).is_ok());
+  h.run(base_ms + 11, make_command("SET", "j", "d"));
+  EXPECT_EQ(h.run(base_ms + 11, make_command("GET", "k")), Reply::bulk("c"));
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("FLUSHALL")).is_ok());
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("GET", "k")).is_nil());
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("SET", "k", "e", "NX")).is_ok());
+  EXPECT_EQ(h.run(base_ms + 11, make_command("GET", "k")), Reply::bulk("e"));
+  h.engine.restore({{"j", Value{.string = "f"}}}, Instant::from_ms(base_ms + 11), true);
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("GET", "k")).is_nil());
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("SET", "k", "g", "NX")).is_ok());
+  EXPECT_EQ(h.run(base_ms + 11, make_command("GET", "j")), Reply::bulk("f"));
+  h.run(base_ms + 11, make_command("LPUSH", "l", "x"));
+  EXPECT_EQ(h.run(base_ms + 11, make_command("LPOP", "l")), Reply::bulk("x"));  // l emptied
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("SET", "l", "h", "NX")).is_ok());
+  EXPECT_EQ(h.run(base_ms + 11, make_command("GET", "l")), Reply::bulk("h"));
+  EXPECT_EQ(h.run(base_ms + 11, make_command("GET", "k")), Reply::bulk("g"));
+  EXPECT_EQ(h.engine.key_count(), 3u);
+}
+
 // Proves item 3: active expiry and passive access give the same observable lock behaviour.
 TEST(RedisEngine, ActiveAndPassiveExpiryLookTheSame) {
   Harness passive;
