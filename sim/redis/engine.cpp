@@ -197,6 +197,7 @@ RedisEngine::RedisEngine(EngineOptions options)
     : options_(std::move(options)), scripts_(std::make_unique<ScriptRunner>(*this)) {
   // The option is the starting value; CONFIG SET busy-reply-threshold changes it.
   config_.busy_reply_threshold_ms = options_.busy_reply_threshold_ms;
+  ttls_as_sent_to_replicas_ = options_.version == "6.2";
   // A fixed replication id: the real one is random, the model's must be reproducible. Hashed
   // once, not once an engine.
   static const std::string replication_id = sha1_hex("redlock-sim replication id");

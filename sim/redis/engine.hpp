@@ -315,6 +315,8 @@ class RedisEngine {
 
  private:
   EngineOptions options_;
+  // options_.version is "6.2": relative TTLs go to replicas as sent (read once, not a command).
+  bool ttls_as_sent_to_replicas_ = false;
   EngineConfig config_;
   Keyspace keys_;
   using KeySet = std::set<std::string, std::less<>>;

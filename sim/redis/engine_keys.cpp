@@ -118,7 +118,7 @@ Reply RedisEngine::expire_generic(Call& call, int64_t base_ms, bool seconds) {
   Command absolute = call.argv;
   absolute[0] = equals_ignore_case(call.argv[0], "pexpireat") ? call.argv[0] : "PEXPIREAT";
   if (base_ms != 0 || seconds) absolute[2] = format_int64(when_ms);
-  emit_ttl(call, options_, std::move(absolute));
+  emit_ttl(call, ttls_as_sent_to_replicas_, std::move(absolute));
   return Reply::integer_reply(1);
 }
 
