@@ -410,7 +410,7 @@ void RedisEngine::add_volatile_key(std::string_view key) {
     volatile_keys_.emplace(key);
     return;
   }
-  spare_volatile_key_.value().assign(key);
+  if (spare_volatile_key_.value() != key) spare_volatile_key_.value().assign(key);
   auto inserted = volatile_keys_.insert(std::move(spare_volatile_key_));
   if (!inserted.inserted) spare_volatile_key_ = std::move(inserted.node);
 }
@@ -425,7 +425,8 @@ Value& RedisEngine::set_string_at(Keyspace::iterator place, std::string_view key
   if (place == keys_.end() || place->first != key) {
     if (!spare_key_.empty()) {
       // The spare node, made what a new node is (Value{}) with this key and string.
-      spare_key_.key().assign(key);
+      // Most often the same key again (a lock's key, set after it was deleted).
+      if (spare_key_.key() != key) spare_key_.key().assign(key);
       Value& fresh = spare_key_.mapped();
       fresh.type = ValueType::string;
       fresh.string.assign(value);

@@ -1489,7 +1489,7 @@ const Reply* ScriptRunner::native_call(const RedisEngine::CommandSpec* spec, std
   // name only when another call used the buffer last.
   Command& argv = argument != nullptr ? native_argv3_ : native_argv2_;
   if (argv[0] != name) argv[0].assign(name);
-  argv[1].assign(key);
+  if (argv[1] != key) argv[1].assign(key);  // most often the same lock key again
   if (argument != nullptr) argv[2].assign(*argument);
   // The record is made in place (call_from_script does not touch prefix_).
   RecordedCall& made = prefix_.emplace_back();
