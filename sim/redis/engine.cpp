@@ -19,6 +19,11 @@ namespace redlock_sim {
 using namespace redis_text;
 
 namespace {
+// A spare node (RedisEngine::keep_spare) is kept only while its strings hold at most this.
+constexpr std::size_t spare_room_max = 256;
+}  // namespace
+
+namespace {
 
 using E = RedisEngine;
 // Sorted by name (find_command looks names up through CommandIndex).
@@ -192,8 +197,11 @@ RedisEngine::RedisEngine(EngineOptions options)
     : options_(std::move(options)), scripts_(std::make_unique<ScriptRunner>(*this)) {
   // The option is the starting value; CONFIG SET busy-reply-threshold changes it.
   config_.busy_reply_threshold_ms = options_.busy_reply_threshold_ms;
-  // A fixed replication id: the real one is random, the model's must be reproducible.
-  replication_id_ = sha1_hex("redlock-sim replication id");
+  ttls_as_sent_to_replicas_ = options_.version == "6.2";
+  // A fixed replication id: the real one is random, the model's must be reproducible. Hashed
+  // once, not once an engine.
+  static const std::string replication_id = sha1_hex("redlock-sim replication id");
+  replication_id_ = replication_id;
 }
 
 RedisEngine::~RedisEngine() = default;
@@ -325,12 +333,40 @@ Reply RedisEngine::dispatch(Call& call) {
 }
 
 Value* RedisEngine::lookup(Call& call, std::string_view key) {
+  const auto it = find_live(call, key);
+  return it == keys_.end() ? nullptr : &it->second;
+}
+
+RedisEngine::Keyspace::iterator RedisEngine::find_key(std::string_view key) {
+  if (last_found_ != keys_.end() && last_found_->first == key) return last_found_;
   const auto it = keys_.find(key);
-  if (it == keys_.end()) return nullptr;
-  if (!logically_expired(it->second, call.now_ms)) return &it->second;
+  if (it != keys_.end()) last_found_ = it;
+  return it;
+}
+
+RedisEngine::Keyspace::iterator RedisEngine::find_live(Call& call, std::string_view key) {
+  const auto it = find_key(key);
+  if (it == keys_.end() || !logically_expired(it->second, call.now_ms)) return it;
   // A replica applies its master's stream verbatim and never deletes on its own; its clients
   // just see the key as missing (F4, F5).
+  if (options_.replica) return call.from_master ? it : keys_.end();
+  delete_expired(call, it);
+  return keys_.end();
+}
+
+Value* RedisEngine::lookup_for_store(Call& call, std::string_view key, Keyspace::iterator& place) {
+  auto it = last_found_;
+  if (it == keys_.end() || it->first != key) {
+    it = keys_.lower_bound(key);
+    place = it;
+    if (it == keys_.end() || it->first != key) return nullptr;
+    last_found_ = it;
+  }
+  place = it;
+  if (!logically_expired(it->second, call.now_ms)) return &it->second;
+  // As find_live: a replica keeps the key (and stores over it), a master deletes it first.
   if (options_.replica) return call.from_master ? &it->second : nullptr;
+  place = std::next(it);
   delete_expired(call, it);
   return nullptr;
 }
@@ -338,29 +374,74 @@ Value* RedisEngine::lookup(Call& call, std::string_view key) {
 void RedisEngine::delete_expired(Call& call, Keyspace::iterator it) {
   if (call.in_script) scripts_->note_expired(it->first, it->second);
   Command del = make_command(config_.lazyfree_lazy_expire ? "UNLINK" : "DEL", it->first);
-  volatile_keys_.erase(it->first);
-  keys_.erase(it);
+  erase_key(it);  // it has a TTL: in volatile_keys_
   ++expired_keys_;
   call.propagate.push_back(Propagated{std::move(del), PropagationTarget::all});
 }
 
 bool RedisEngine::remove_key(std::string_view key) {
-  const auto it = keys_.find(key);
+  const auto it = find_key(key);
   if (it == keys_.end()) return false;
-  if (it->second.expire_at_ms != no_expiry_ms) volatile_keys_.erase(it->first);
-  keys_.erase(it);
+  erase_key(it);
   return true;
+}
+
+void RedisEngine::erase_key(Keyspace::iterator it) {
+  if (it->second.expire_at_ms != no_expiry_ms) {
+    if (const auto entry = volatile_keys_.find(it->first); entry != volatile_keys_.end()) {
+      KeySet::node_type node = volatile_keys_.extract(entry);
+      if (node.value().capacity() <= spare_room_max) spare_volatile_key_ = std::move(node);
+    }
+  }
+  if (it == last_found_) last_found_ = keys_.end();
+  keep_spare(keys_.extract(it));
+}
+
+void RedisEngine::keep_spare(Keyspace::node_type node) {
+  const Value& value = node.mapped();
+  if (node.key().capacity() <= spare_room_max && value.string.capacity() <= spare_room_max &&
+      value.hash.capacity() == 0 && value.list.capacity() == 0) {
+    spare_key_ = std::move(node);
+  }
+}
+
+void RedisEngine::add_volatile_key(std::string_view key) {
+  if (spare_volatile_key_.empty()) {
+    volatile_keys_.emplace(key);
+    return;
+  }
+  if (spare_volatile_key_.value() != key) spare_volatile_key_.value().assign(key);
+  auto inserted = volatile_keys_.insert(std::move(spare_volatile_key_));
+  if (!inserted.inserted) spare_volatile_key_ = std::move(inserted.node);
 }
 
 Value& RedisEngine::set_string(std::string_view key, std::string_view value, bool keep_ttl) {
   // One descent of the tree whether the key is new or not (find, then emplace, made two).
-  auto it = keys_.lower_bound(key);
-  if (it == keys_.end() || it->first != key) {
-    it = keys_.emplace_hint(it, std::string(key), Value{});
-    it->second.string.assign(value);
-    return it->second;
+  return set_string_at(keys_.lower_bound(key), key, value, keep_ttl);
+}
+
+Value& RedisEngine::set_string_at(Keyspace::iterator place, std::string_view key,
+                                  std::string_view value, bool keep_ttl) {
+  if (place == keys_.end() || place->first != key) {
+    if (!spare_key_.empty()) {
+      // The spare node, made what a new node is (Value{}) with this key and string.
+      // Most often the same key again (a lock's key, set after it was deleted).
+      if (spare_key_.key() != key) spare_key_.key().assign(key);
+      Value& fresh = spare_key_.mapped();
+      fresh.type = ValueType::string;
+      fresh.string.assign(value);
+      fresh.hash.clear();
+      fresh.list.clear();
+      fresh.expire_at_ms = no_expiry_ms;
+      last_found_ = keys_.insert(place, std::move(spare_key_));
+      return last_found_->second;
+    }
+    place = keys_.emplace_hint(place, std::string(key), Value{});
+    place->second.string.assign(value);
+    last_found_ = place;
+    return place->second;
   }
-  return overwrite_string(key, it->second, value, keep_ttl);
+  return overwrite_string(key, place->second, value, keep_ttl);
 }
 
 Value& RedisEngine::overwrite_string(std::string_view key, Value& existing, std::string_view value,
@@ -380,7 +461,7 @@ Value& RedisEngine::overwrite_string(std::string_view key, Value& existing, std:
 }
 
 void RedisEngine::set_expiry(std::string_view key, Value& value, int64_t when_ms) {
-  if (value.expire_at_ms == no_expiry_ms) volatile_keys_.emplace(key);
+  if (value.expire_at_ms == no_expiry_ms) add_volatile_key(key);
   value.expire_at_ms = when_ms;
 }
 
@@ -406,6 +487,7 @@ std::vector<SnapshotEntry> RedisEngine::snapshot() const {
 void RedisEngine::restore(const std::vector<SnapshotEntry>& entries, Instant wall_now,
                           bool skip_expired) {
   keys_.clear();
+  last_found_ = keys_.end();
   volatile_keys_.clear();
   const int64_t now_ms = wall_now.ms_floor();
   for (const SnapshotEntry& entry : entries) {

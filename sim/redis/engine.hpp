@@ -209,12 +209,28 @@ class RedisEngine {
   using Keyspace = std::map<std::string, Value, std::less<>>;
 
   Value* lookup(Call& call, std::string_view key);
+  // keys_.find, the entry found last compared first (see last_found_).
+  Keyspace::iterator find_key(std::string_view key);
+  // lookup's search, as an iterator: the key's entry, or end() where lookup returns null.
+  Keyspace::iterator find_live(Call& call, std::string_view key);
+  // lookup for a write that stores the key when it is not found: one search of the tree for
+  // both. When it returns null, `place` is where set_string_at puts the key.
+  Value* lookup_for_store(Call& call, std::string_view key, Keyspace::iterator& place);
   bool logically_expired(const Value& value, int64_t now_ms) const {
     return value.expire_at_ms != no_expiry_ms && now_ms > value.expire_at_ms;
   }
   void delete_expired(Call& call, Keyspace::iterator it);
   bool remove_key(std::string_view key);
+  void erase_key(Keyspace::iterator it);  // remove_key for an entry already found
+  // The nodes of the last key erased and of its entry in volatile_keys_, kept (when they hold
+  // little) for the next new key: its key's and value's room is reused and no node allocated.
+  // A lock key is set and deleted again and again.
+  void keep_spare(Keyspace::node_type node);
+  void add_volatile_key(std::string_view key);
   Value& set_string(std::string_view key, std::string_view value, bool keep_ttl);
+  // set_string at `place`, lookup_for_store's: the key's entry or where the key goes.
+  Value& set_string_at(Keyspace::iterator place, std::string_view key, std::string_view value,
+                       bool keep_ttl);
   // set_string for a key just looked up and found (`existing` is its value).
   Value& overwrite_string(std::string_view key, Value& existing, std::string_view value,
                           bool keep_ttl);
@@ -226,6 +242,9 @@ class RedisEngine {
   Reply cmd_ping(Call& call);
   Reply cmd_echo(Call& call);
   Reply cmd_get(Call& call);
+  // GET of `key` with its reply written into `reply`, whose text keeps its room (a native lock
+  // script's GET, scripting.cpp); cmd_get is this with a new Reply.
+  void get_into(Call& call, std::string_view key, Reply& reply);
   Reply cmd_set(Call& call);
   Reply cmd_setnx(Call& call);
   Reply cmd_setex(Call& call);
@@ -296,9 +315,18 @@ class RedisEngine {
 
  private:
   EngineOptions options_;
+  // options_.version is "6.2": relative TTLs go to replicas as sent (read once, not a command).
+  bool ttls_as_sent_to_replicas_ = false;
   EngineConfig config_;
   Keyspace keys_;
-  std::set<std::string, std::less<>> volatile_keys_;  // keys with a TTL, for active expiry
+  using KeySet = std::set<std::string, std::less<>>;
+  KeySet volatile_keys_;  // keys with a TTL, for active expiry
+  // The entry found or stored last, or end(): a client's commands and a lock script's calls name
+  // the same key again and again, and comparing it costs less than a descent of the tree.
+  // erase_key and every clear of keys_ reset it.
+  Keyspace::iterator last_found_ = keys_.end();
+  Keyspace::node_type spare_key_;  // see keep_spare
+  KeySet::node_type spare_volatile_key_;
   uint64_t expired_keys_ = 0;
   ScriptLimitStats script_limits_;
   ScriptRun script_run_;

@@ -30,6 +30,7 @@ inline void emit_as_is(RedisEngine::Call& call) {
 
 // Propagates a TTL-carrying write. 7.0 sends the absolute form everywhere (#8474); 6.2 sends
 // the command as the client wrote it to replicas and only the AOF gets the absolute form.
-void emit_ttl(RedisEngine::Call& call, const EngineOptions& options, Command absolute);
+// `as_sent_to_replicas`: the engine models 6.2 (RedisEngine::ttls_as_sent_to_replicas_).
+void emit_ttl(RedisEngine::Call& call, bool as_sent_to_replicas, Command absolute);
 
 }  // namespace redlock_sim::engine_internal

@@ -13,8 +13,9 @@ Reply RedisEngine::cmd_del(Call& call) {
   for (std::size_t j = 1; j < call.argv.size(); ++j) {
     // The lookup deletes (and propagates) a logically-expired key first, as expireIfNeeded does,
     // so it does not count as deleted by this command.
-    if (lookup(call, call.argv[j]) == nullptr) continue;
-    remove_key(call.argv[j]);
+    const auto it = find_live(call, call.argv[j]);
+    if (it == keys_.end()) continue;
+    erase_key(it);
     ++deleted;
   }
   if (deleted > 0) emit_as_is(call);
@@ -117,7 +118,7 @@ Reply RedisEngine::expire_generic(Call& call, int64_t base_ms, bool seconds) {
   Command absolute = call.argv;
   absolute[0] = equals_ignore_case(call.argv[0], "pexpireat") ? call.argv[0] : "PEXPIREAT";
   if (base_ms != 0 || seconds) absolute[2] = format_int64(when_ms);
-  emit_ttl(call, options_, std::move(absolute));
+  emit_ttl(call, ttls_as_sent_to_replicas_, std::move(absolute));
   return Reply::integer_reply(1);
 }
 

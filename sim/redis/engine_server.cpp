@@ -35,6 +35,7 @@ Reply RedisEngine::cmd_flushall(Call& call) {
     return error_reply(syntax_error);
   }
   keys_.clear();
+  last_found_ = keys_.end();
   volatile_keys_.clear();
   emit_as_is(call);
   return Reply::ok();

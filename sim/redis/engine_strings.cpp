@@ -9,9 +9,9 @@ namespace redlock_sim {
 using namespace redis_text;
 using namespace engine_internal;
 
-void engine_internal::emit_ttl(RedisEngine::Call& call, const EngineOptions& options,
+void engine_internal::emit_ttl(RedisEngine::Call& call, bool as_sent_to_replicas,
                                Command absolute) {
-  if (options.version == "6.2") {
+  if (as_sent_to_replicas) {
     call.propagate.push_back(Propagated{call.argv, PropagationTarget::replicas});
     call.propagate.push_back(Propagated{std::move(absolute), PropagationTarget::aof});
     return;
@@ -153,7 +153,37 @@ Reply RedisEngine::cmd_get(Call& call) {
   return Reply::bulk(value->string);
 }
 
+void RedisEngine::get_into(Call& call, std::string_view key, Reply& reply) {
+  reply.integer = 0;
+  reply.elements = {};
+  const Value* value = lookup(call, key);
+  if (value == nullptr) {
+    reply.type = ReplyType::nil;
+    reply.text.clear();
+  } else if (value->type != ValueType::string) {
+    reply.type = ReplyType::error;
+    reply.text.assign(wrong_type);
+  } else {
+    reply.type = ReplyType::bulk;
+    reply.text.assign(value->string);
+  }
+}
+
+namespace {
+// `word` is the two letters `first` `second` (lower case) in any case: OR 0x20 lowers A-Z and
+// makes no other byte a lower-case letter.
+bool is_two_letters(const std::string& word, char first, char second) {
+  return word.size() == 2 && (word[0] | 0x20) == first && (word[1] | 0x20) == second;
+}
+}  // namespace
+
 Reply RedisEngine::cmd_set(Call& call) {
+  // SET key value NX PX ms, what lock clients send, read at once as parse_string_options reads
+  // it (NX, then PX and its argument, nothing after).
+  if (call.argv.size() == 6 && is_two_letters(call.argv[3], 'n', 'x') &&
+      is_two_letters(call.argv[4], 'p', 'x')) {
+    return set_generic(call, set_nx | set_px, call.argv[5], false, nullptr, nullptr);
+  }
   int flags = 0;
   const std::string* expire = nullptr;
   bool seconds = false;
@@ -180,7 +210,8 @@ Reply RedisEngine::set_generic(Call& call, int flags, std::string_view expire, b
       old_value = Reply::bulk(value->string);
     }
   }
-  Value* const existing = lookup(call, key);
+  Keyspace::iterator place;  // where the key goes when not found
+  Value* const existing = lookup_for_store(call, key, place);
   const bool found = existing != nullptr;
   if (((flags & set_nx) && found) || ((flags & set_xx) && !found)) {
     if (flags & set_get) return old_value;
@@ -189,12 +220,13 @@ Reply RedisEngine::set_generic(Call& call, int flags, std::string_view expire, b
   const std::string& new_value = call.argv[call.spec->arity == 4 ? 3 : 2];
   const bool keep_ttl = (flags & set_keepttl) != 0;
   // A key found is overwritten where it lies; one not found (absent, or expired on a replica,
-  // which keeps it) goes through set_string's own search.
+  // which keeps it) goes where the lookup's search left `place`.
   Value& value = found ? overwrite_string(key, *existing, new_value, keep_ttl)
-                       : set_string(key, new_value, keep_ttl);
+                       : set_string_at(place, key, new_value, keep_ttl);
   if (has_expire) {
     set_expiry(key, value, when_ms);
-    emit_ttl(call, options_, make_command("SET", key, new_value, "PXAT", format_int64(when_ms)));
+    emit_ttl(call, ttls_as_sent_to_replicas_,
+             make_command("SET", key, new_value, "PXAT", format_int64(when_ms)));
   } else if (flags & set_get) {
     emit(call, without_get_arguments(call.argv));
   } else {

@@ -984,6 +984,7 @@ void ScriptRunner::close_state() {
   last_function_ = functions_.end();
   sha_of_body_.clear();
   last_body_ = sha_of_body_.end();
+  last_function_is_last_bodys_ = false;
 }
 
 void ScriptRunner::flush() {
@@ -1250,6 +1251,23 @@ bool ScriptRunner::create_function(const std::string& sha, const std::string& bo
   return true;
 }
 
+namespace {
+
+// The SHA-1 of a script body, remembered on this thread: every node of every world hashes the
+// same few lock scripts (a hash costs about 4000 instructions a 64-byte block). Bounded: bodies
+// up to 4 KB, and the memory emptied at 64 of them.
+std::string body_sha1_hex(const std::string& body) {
+  constexpr std::size_t body_bytes_max = 4096;
+  constexpr std::size_t bodies_max = 64;
+  thread_local std::map<std::string, std::string, std::less<>> known;
+  if (body.size() > body_bytes_max) return sha1_hex(body);
+  if (const auto it = known.find(body); it != known.end()) return it->second;
+  if (known.size() == bodies_max) known.clear();
+  return known.emplace(body, sha1_hex(body)).first->second;
+}
+
+}  // namespace
+
 Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
   if (by_sha && call.argv[1].size() != 40) {
     return Reply::error("NOSCRIPT No matching script. Please use EVAL.");
@@ -1273,16 +1291,19 @@ Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
     }
   } else {
     // A client sends the same body again and again: the last one is compared first.
-    auto known = last_body_ != sha_of_body_.end() && last_body_->first == call.argv[1]
-                     ? last_body_
-                     : sha_of_body_.find(call.argv[1]);
-    if (known == sha_of_body_.end()) {
-      known = sha_of_body_.emplace(call.argv[1], sha1_hex(call.argv[1])).first;
+    if (last_body_ == sha_of_body_.end() || last_body_->first != call.argv[1]) {
+      auto known = sha_of_body_.find(call.argv[1]);
+      if (known == sha_of_body_.end()) {
+        known = sha_of_body_.emplace(call.argv[1], body_sha1_hex(call.argv[1])).first;
+      }
+      last_body_ = known;
+      last_function_is_last_bodys_ = false;
     }
-    last_body_ = known;
-    sha = &known->second;
+    sha = &last_body_->second;
   }
-  auto found = last_function_ != functions_.end() && last_function_->first == *sha
+  // The last body's function, when it was the last one run, is taken without comparing digests.
+  auto found = !by_sha && last_function_is_last_bodys_ ? last_function_
+               : last_function_ != functions_.end() && last_function_->first == *sha
                    ? last_function_
                    : functions_.find(*sha);
   if (found == functions_.end()) {
@@ -1292,6 +1313,7 @@ Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
     found = functions_.find(*sha);
   }
   last_function_ = found;
+  last_function_is_last_bodys_ = !by_sha;
   return run(call, found->first, key_count, found->second);
 }
 
@@ -1463,15 +1485,15 @@ const Reply* ScriptRunner::native_call(const RedisEngine::CommandSpec* spec, std
     argument_bytes += key.size() + (argument != nullptr ? argument->size() : 0);
     if (argument_bytes > memory_bytes_max()) return nullptr;
   }
-  // The strings are assigned in place (a run's arguments are at most native_text_bytes_max).
+  // The strings are assigned in place (a run's arguments are at most native_text_bytes_max); the
+  // name only when another call used the buffer last.
   Command& argv = argument != nullptr ? native_argv3_ : native_argv2_;
-  argv[0].assign(name);
-  argv[1].assign(key);
+  if (argv[0] != name) argv[0].assign(name);
+  if (argv[1] != key) argv[1].assign(key);  // most often the same lock key again
   if (argument != nullptr) argv[2].assign(*argument);
-  std::string refusal;
-  Reply reply = call_from_script(argv, spec, refusal);
-  prefix_.push_back(RecordedCall{std::move(reply), std::move(refusal)});
-  const RecordedCall& made = prefix_.back();
+  // The record is made in place (call_from_script does not touch prefix_).
+  RecordedCall& made = prefix_.emplace_back();
+  made.reply = call_from_script(argv, spec, made.refusal);
   if (!made.refusal.empty() || made.reply.is_error()) return nullptr;
   if (made.reply.text.size() > native_text_bytes_max) return nullptr;  // recorded, as above
   run_bytes += made.reply.text.size() + lua_bytes_per_string;
@@ -1500,43 +1522,54 @@ ScriptRunner::NativeRun ScriptRunner::run_native(const Function& function, Redis
   if (argument_text > native_text_bytes_max) return NativeRun::not_run;
   run_bytes += argument_text + (argv.size() - 3) * lua_bytes_per_string;
   if (!may_run_natively(run_bytes)) return NativeRun::not_run;
-  static const RedisEngine::CommandSpec* const get = RedisEngine::find_command("GET");
   static const RedisEngine::CommandSpec* const del = RedisEngine::find_command("DEL");
   static const RedisEngine::CommandSpec* const pexpire = RedisEngine::find_command("PEXPIRE");
   const std::string& key = argv[3];
   const std::string& value = argv[3 + keys];
   prefix_.clear();
-  prefix_.reserve(2);  // `current` points into it until the second call
-  const Reply* current = native_call(get, "GET", key, nullptr, run_bytes);
-  if (current == nullptr) return NativeRun::partly;
-  const bool missing = current->type == ReplyType::nil || current->type == ReplyType::nil_array;
-  if (!missing && current->type != ReplyType::bulk) return NativeRun::partly;
-  const bool ours = !missing && current->text == value;
+  const Reply& current = native_get(key);
+  // The run goes on in Lua with the calls made so far, GET's first.
+  const auto in_lua = [&] {
+    prefix_.insert(prefix_.begin(), RecordedCall{current, {}});
+    return NativeRun::partly;
+  };
+  // native_call's checks of a call made.
+  if (current.is_error() || current.text.size() > native_text_bytes_max) return in_lua();
+  run_bytes += current.text.size() + lua_bytes_per_string;
+  if (!may_run_natively(run_bytes)) return in_lua();
+  const bool missing = current.type == ReplyType::nil || current.type == ReplyType::nil_array;
+  if (!missing && current.type != ReplyType::bulk) return in_lua();
+  const bool ours = !missing && current.text == value;
+  int64_t result = 0;
   if (function.native == Native::delete_if_value_or_report_missing && missing) {
-    reply = Reply::integer_reply(-1);
-  } else if (!ours) {
-    reply = Reply::integer_reply(0);
-  } else {
+    result = -1;
+  } else if (ours) {
     const bool expire = function.native == Native::pexpire_if_value;
     const Reply* done = expire ? native_call(pexpire, "PEXPIRE", key, &argv[4 + keys], run_bytes)
                                : native_call(del, "DEL", key, nullptr, run_bytes);
-    if (done == nullptr || done->type != ReplyType::integer) return NativeRun::partly;
+    if (done == nullptr || done->type != ReplyType::integer) return in_lua();
     // The integer went through a Lua number.
-    reply = Reply::integer_reply(truncate_number(static_cast<lua_Number>(done->integer)));
+    result = truncate_number(static_cast<lua_Number>(done->integer));
   }
-  append_owed(function, argv, key_count, run_bytes);
+  // `reply` is run()'s, as made (a nil with no text): an integer reply is its type and value.
+  reply.type = ReplyType::integer;
+  reply.integer = result;
+  append_owed(function, argv, key_count, run_bytes, current);
   prefix_.clear();
   return NativeRun::done;
 }
 
 void ScriptRunner::append_owed(const Function& function, const Command& argv, int64_t key_count,
-                               std::size_t run_bytes) {
+                               std::size_t run_bytes, const Reply& first) {
   constexpr std::size_t word = sizeof(uint64_t);
-  std::size_t size = 5 * word;
+  const auto reply_size = [](const Reply& reply) {
+    return 2 * word + (reply.type == ReplyType::bulk ? reply.text.size() : 0);
+  };
+  std::size_t size = 5 * word + reply_size(first);
   for (std::size_t j = 3; j < argv.size(); ++j)
     size += word + argv[j].size();
   for (const RecordedCall& made : prefix_)
-    size += 2 * word + (made.reply.type == ReplyType::bulk ? made.reply.text.size() : 0);
+    size += reply_size(made.reply);
   char* const start = owed_.extend(size);
   OwedWriter out{start};
   out.word(owed_run);
@@ -1547,19 +1580,22 @@ void ScriptRunner::append_owed(const Function& function, const Command& argv, in
   out.word(argv.size() - 3);
   for (std::size_t j = 3; j < argv.size(); ++j)
     out.text(argv[j]);
-  out.word(prefix_.size());
-  for (const RecordedCall& made : prefix_) {
-    if (made.reply.type == ReplyType::integer) {
+  out.word(1 + prefix_.size());
+  const auto record = [&out](const Reply& reply) {
+    if (reply.type == ReplyType::integer) {
       out.word(owed_integer);
-      out.word(static_cast<uint64_t>(made.reply.integer));
-    } else if (made.reply.type == ReplyType::bulk) {
+      out.word(static_cast<uint64_t>(reply.integer));
+    } else if (reply.type == ReplyType::bulk) {
       out.word(owed_bulk);
-      out.text(made.reply.text);
+      out.text(reply.text);
     } else {
       out.word(owed_nil);
       out.word(0);
     }
-  }
+  };
+  record(first);
+  for (const RecordedCall& made : prefix_)
+    record(made.reply);
   SIM_ASSERT(out.at == start + size);
   owed_bytes_on_thread += size;
   owed_lua_bytes_ += run_bytes;
@@ -1707,6 +1743,11 @@ Reply ScriptRunner::call_engine(const Command& argv, const RedisEngine::CommandS
                           true, produced};
   inner.spec = spec;
   Reply reply = (engine_.*(spec->handler))(inner);
+  take_produced(produced);
+  return reply;
+}
+
+void ScriptRunner::take_produced(std::vector<Propagated>& produced) {
   for (Propagated& effect : produced) {
     if (replication_flags == 0) continue;
     if (replication_flags == 1) effect.target = PropagationTarget::aof;
@@ -1714,7 +1755,21 @@ Reply ScriptRunner::call_engine(const Command& argv, const RedisEngine::CommandS
     effects_.push_back(std::move(effect));
   }
   produced.clear();
-  return reply;
+}
+
+const Reply& ScriptRunner::native_get(const std::string& key) {
+  // GET is known, of its arity, allowed in scripts and not a write: call_from_script hands it
+  // straight to call_engine, whose steps these are (GET reads no argument but its key).
+  static const RedisEngine::CommandSpec* const get = RedisEngine::find_command("GET");
+  static const Command no_arguments;
+  std::vector<Propagated>& produced = produced_;
+  produced.clear();
+  RedisEngine::Call inner{no_arguments, current_->now_ms, current_->wall_now, current_->from_master,
+                          true,         produced};
+  inner.spec = get;
+  engine_.get_into(inner, key, native_get_reply_);
+  take_produced(produced);
+  return native_get_reply_;
 }
 
 Reply ScriptRunner::script_command(RedisEngine::Call& call) {

@@ -105,6 +105,8 @@ class ScriptRunner {
   Reply run(RedisEngine::Call& call, const std::string& sha, int64_t key_count,
             const Function& function);
   Reply call_engine(const Command& argv, const RedisEngine::CommandSpec* spec);
+  // call_engine's last step: what the call propagated becomes the script's effects.
+  void take_produced(std::vector<Propagated>& produced);
 
   // The lock scripts run in C++ (by SHA-1; scripting.cpp says which and why that is exact).
   enum class Native : uint8_t {
@@ -128,10 +130,15 @@ class ScriptRunner {
   const Reply* native_call(const RedisEngine::CommandSpec* spec, std::string_view name,
                            const std::string& key, const std::string* argument,
                            std::size_t& run_bytes);
+  // A native run's first call, GET of `key`, made as call_from_script makes it, its reply
+  // written in native_get_reply_ (whose text keeps its room from run to run); it is recorded in
+  // prefix_ only when the run goes on in Lua.
+  const Reply& native_get(const std::string& key);
   bool may_run_natively(std::size_t run_bytes) const;
   static Native native_kind(std::string_view sha);
+  // `first` is the run's GET reply; prefix_ holds the calls made after it.
   void append_owed(const Function& function, const Command& argv, int64_t key_count,
-                   std::size_t run_bytes);
+                   std::size_t run_bytes, const Reply& first);
   void append_owed_compile(Function& function, const std::string& body);
   void forget_owed();
   struct RecordedCall {
@@ -190,7 +197,8 @@ class ScriptRunner {
   // (bounded by the script cache: cleared with it).
   std::map<std::string, std::string, std::less<>> sha_of_body_;
   std::map<std::string, std::string, std::less<>>::iterator last_body_ = sha_of_body_.end();
-  int environment_ref_ = 0;  // the read-only globals proxy scripts run in
+  bool last_function_is_last_bodys_ = false;  // last_function_ is last_body_'s digest's
+  int environment_ref_ = 0;                   // the read-only globals proxy scripts run in
   int error_handler_ref_ = 0;
   RedisEngine::Call* current_ = nullptr;  // the EVAL being run
   std::vector<Propagated> effects_;
@@ -199,6 +207,7 @@ class ScriptRunner {
   // (call_engine).
   Command native_argv2_ = Command(2);
   Command native_argv3_ = Command(3);
+  Reply native_get_reply_;
   std::vector<Propagated> produced_;
 };
 

@@ -7,8 +7,10 @@ namespace redlock_sim::redis_text {
 bool parse_int64(std::string_view text, int64_t& value) {
   // Redis refuses anything of 21 characters or more before looking at it.
   if (text.empty() || text.size() >= 21) return false;
-  if (text.size() == 1 && text[0] == '0') {
-    value = 0;
+  if (text.size() == 1) {  // a digit (EVAL's key count, most often)
+    const auto digit = static_cast<unsigned>(static_cast<unsigned char>(text[0])) - '0';
+    if (digit > 9) return false;
+    value = digit;
     return true;
   }
   std::size_t position = 0;

@@ -88,5 +88,58 @@ TEST(NativeScripts, SCRIPTFLUSHDropsTheOwedRunsWithTheState) {
   EXPECT_EQ(h.engine.owed_script_runs(), 0u);
 }
 
+// GET's reply in a native run is written into a kept Reply (RedisEngine::get_into): every field
+// is written, so nothing of an earlier reply (a long value, an integer) is left in it.
+TEST(NativeScripts, GetIntoLeavesNothingOfTheReplyBefore) {
+  Harness h;
+  h.run(make_command("SET", "long", std::string(100, 'v')));
+  h.run(make_command("LPUSH", "list", "x"));
+  const Command none;
+  RedisEngine::Call call{none, Harness::now_ms, Instant::from_ms(Harness::now_ms), false,
+                         true, h.propagated};
+  Reply reply = Reply::integer_reply(5);
+  h.engine.get_into(call, "long", reply);
+  EXPECT_EQ(reply, Reply::bulk(std::string(100, 'v')));
+  h.engine.get_into(call, "missing", reply);
+  EXPECT_EQ(reply, Reply::nil_reply());
+  reply.integer = 3;
+  reply.elements = ReplyList{Reply::ok()};
+  h.engine.get_into(call, "list", reply);
+  EXPECT_EQ(reply,
+            Reply::error("WRONGTYPE Operation against a key holding the wrong kind of value"));
+}
+
+// A sequence of native runs whose GETs answer a long value, nothing, a short one and a wrong
+// type (Lua's) replies and propagates what Lua alone does, owed runs made in Lua included.
+TEST(NativeScripts, RunsAfterOneAnotherAnswerAsLuaDoes) {
+  std::vector<std::vector<Reply>> replies;
+  std::vector<std::vector<Propagated>> propagated;
+  for (const bool native : {true, false}) {
+    ScriptRunner::run_known_scripts_natively(native);
+    Harness h;
+    std::vector<Reply>& got = replies.emplace_back();
+    h.run(make_command("SET", "lock", std::string(200, 't'), "PX", "10000"));
+    got.push_back(h.run(eval(scripts::delete_if_value, {"lock", "mine"})));
+    got.push_back(h.run(eval(scripts::delete_if_value_or_report_missing, {"gone", "mine"})));
+    h.run(make_command("SET", "lock", "mine", "PX", "10000"));
+    got.push_back(h.run(eval(scripts::pexpire_if_value, {"lock", "mine", "20000"})));
+    got.push_back(h.run(eval(scripts::delete_if_value, {"lock", "mine"})));
+    h.run(make_command("LPUSH", "list", "x"));
+    got.push_back(h.run(eval(scripts::delete_if_value, {"list", "mine"})));
+    got.push_back(h.run(make_command("EVAL", "return 7", "0")));
+    EXPECT_EQ(h.engine.owed_script_runs(), 0u);
+    propagated.push_back(h.propagated);
+  }
+  ScriptRunner::run_known_scripts_natively(true);
+  EXPECT_EQ(replies[0], replies[1]);
+  EXPECT_EQ(propagated[0], propagated[1]);
+  ASSERT_EQ(replies[0].size(), 6u);
+  EXPECT_TRUE(replies[0][0].is_integer(0));
+  EXPECT_TRUE(replies[0][1].is_integer(-1));
+  EXPECT_TRUE(replies[0][2].is_integer(1));
+  EXPECT_TRUE(replies[0][3].is_integer(1));
+  EXPECT_TRUE(replies[0][4].is_error());
+}
+
 }  // namespace
 }  // namespace redlock_sim

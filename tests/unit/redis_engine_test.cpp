@@ -116,6 +116,133 @@ TEST(RedisEngine, SetNxSucceedsOnLogicallyExpiredKey) {
   EXPECT_EQ(h.run(base_ms + 11, make_command("GET", "k")), Reply::bulk("b"));
 }
 
+// A deleted key's node (and its entry among the keys with a TTL) is kept for the next new key
+// (RedisEngine::keep_spare): what is stored there is the new key and value alone, with no TTL,
+// type or element of the key before, and keys with a TTL are counted and expired as before.
+TEST(RedisEngine, AKeyStoredInADeletedKeysNodeIsStoredWhole) {
+  Harness h;
+  const std::string token(40, 't');
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "lock:a", token, "PX", "100")).is_ok());
+  EXPECT_TRUE(h.run(base_ms, make_command("DEL", "lock:a")).is_integer(1));
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "b", "v")).is_ok());
+  EXPECT_TRUE(h.run(base_ms, make_command("PTTL", "b")).is_integer(-1));
+  EXPECT_EQ(h.engine.keys_with_expiry(), 0u);
+  std::vector<SnapshotEntry> expected = {{"b", Value{.string = "v"}}};
+  EXPECT_EQ(h.engine.snapshot(), expected);
+  // A hash's node is not kept; a big value's neither; both go as before.
+  h.run(base_ms, make_command("HSET", "h", "f", "x"));
+  h.run(base_ms, make_command("DEL", "h"));
+  h.run(base_ms, make_command("SET", "big", std::string(1000, 'b')));
+  h.run(base_ms, make_command("DEL", "big"));
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "c", "w", "PX", "50")).is_ok());
+  EXPECT_TRUE(h.run(base_ms, make_command("DEL", "b", "c")).is_integer(2));
+  EXPECT_EQ(h.engine.keys_with_expiry(), 0u);
+  // Two keys with a TTL, one in the kept nodes: both counted, both expired by the cycle.
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "d", "x", "PX", "10")).is_ok());
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "e", "y", "PX", "10")).is_ok());
+  EXPECT_EQ(h.engine.keys_with_expiry(), 2u);
+  expected = {{"d", Value{.string = "x", .expire_at_ms = base_ms + 10}},
+              {"e", Value{.string = "y", .expire_at_ms = base_ms + 10}}};
+  EXPECT_EQ(h.engine.snapshot(), expected);
+  Rng rng(7);
+  h.engine.active_expire_cycle(ExecutionContext{Instant::from_ms(base_ms + 11)}, rng, h.propagated);
+  EXPECT_EQ(h.engine.key_count(), 0u);
+  EXPECT_EQ(h.engine.keys_with_expiry(), 0u);
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("SET", "d", "z", "NX")).is_ok());
+  EXPECT_EQ(h.run(base_ms + 11, make_command("GET", "d")), Reply::bulk("z"));
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("PTTL", "d")).is_integer(-1));
+}
+
+// EVAL takes the last body's function without comparing digests only while that function was
+// the last one run: after an EVALSHA of another, a body that failed to compile or a SCRIPT FLUSH,
+// the body runs its own script.
+TEST(RedisEngine, EvalRunsItsBodysScriptAfterOthersRan) {
+  Harness h;
+  const std::string a = "return 1";
+  const std::string b = "return 2";
+  EXPECT_TRUE(h.run(base_ms, make_command("EVAL", a, "0")).is_integer(1));
+  EXPECT_EQ(h.run(base_ms, make_command("SCRIPT", "LOAD", b)), Reply::bulk(sha1_hex(b)));
+  EXPECT_TRUE(h.run(base_ms, make_command("EVALSHA", sha1_hex(b), "0")).is_integer(2));
+  EXPECT_TRUE(h.run(base_ms, make_command("EVAL", a, "0")).is_integer(1));
+  EXPECT_TRUE(h.run(base_ms, make_command("EVAL", "return (", "0")).is_error());
+  EXPECT_TRUE(h.run(base_ms, make_command("EVAL", a, "0")).is_integer(1));
+  EXPECT_TRUE(h.run(base_ms, make_command("SCRIPT", "FLUSH")).is_ok());
+  EXPECT_TRUE(h.run(base_ms, make_command("EVAL", a, "0")).is_integer(1));
+  EXPECT_TRUE(h.run(base_ms, make_command("EVALSHA", sha1_hex(b), "0")).is_error());
+  EXPECT_TRUE(h.run(base_ms, make_command("EVAL", b, "0")).is_integer(2));
+  EXPECT_TRUE(h.run(base_ms, make_command("EVAL", a, "0")).is_integer(1));
+}
+
+// SET key value NX PX ms is read at once (cmd_set); in any case it is what the options' parser
+// makes of it, and words one letter off, or a value that is no time, are still refused.
+TEST(RedisEngine, SetNxPxInAnyCaseIsReadAsItsOptions) {
+  Harness h;
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "k", "a", "nX", "Px", "100")).is_ok());
+  EXPECT_EQ(h.propagated.back().command,
+            make_command("SET", "k", "a", "PXAT", std::to_string(base_ms + 100)));
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "k", "b", "NX", "PX", "100")).is_nil());
+  EXPECT_EQ(h.run(base_ms, make_command("PTTL", "k")), Reply::integer_reply(100));
+  EXPECT_TRUE(h.run(base_ms + 101, make_command("SET", "k", "c", "nx", "px", "5")).is_ok());
+  EXPECT_EQ(h.run(base_ms + 101, make_command("GET", "k")), Reply::bulk("c"));
+  for (const auto& [nx, px] : {std::pair{"nz", "px"}, {"nx", "pz"}, {"mx", "px"}, {"nx", "xx"}}) {
+    const Reply reply = h.run(base_ms, make_command("SET", "k", "v", nx, px, "100"));
+    EXPECT_EQ(reply, Reply::error("ERR syntax error")) << nx << " " << px;
+  }
+  EXPECT_EQ(h.run(base_ms, make_command("SET", "j", "v", "NX", "PX", "0")),
+            Reply::error("ERR invalid expire time in 'set' command"));
+  EXPECT_EQ(h.run(base_ms, make_command("SET", "j", "v", "NX", "PX", "1x")),
+            Reply::error("ERR value is not an integer or out of range"));
+  EXPECT_EQ(h.run(base_ms, make_command("SET", "j", "v", "NX", "EX", "1")), Reply::ok());
+  EXPECT_EQ(h.run(base_ms, make_command("PTTL", "j")), Reply::integer_reply(1000));
+}
+
+// A body's digest is remembered on the thread (body_sha1_hex in scripting.cpp), across engines
+// and past the 64 bodies at which that memory is emptied: each body is still cached under its
+// own SHA-1.
+TEST(RedisEngine, EveryEngineCachesABodyUnderItsOwnDigest) {
+  for (int engine = 0; engine < 2; ++engine) {
+    Harness h;
+    for (int i = 0; i < 70; ++i) {
+      const std::string body = "return " + std::to_string(i);
+      EXPECT_TRUE(h.run(base_ms, make_command("EVAL", body, "0")).is_integer(i)) << body;
+      EXPECT_TRUE(h.run(base_ms, make_command("EVALSHA", sha1_hex(body), "0")).is_integer(i));
+    }
+  }
+}
+
+// The entry found last is compared before the tree is searched (RedisEngine::last_found_): a key
+// deleted, expired, flushed or restored away is not found through it, and a key stored again
+// is found with its new value.
+TEST(RedisEngine, TheKeyFoundLastIsForgottenWhenItGoes) {
+  Harness h;
+  h.run(base_ms, make_command("SET", "k", "a"));
+  EXPECT_EQ(h.run(base_ms, make_command("GET", "k")), Reply::bulk("a"));
+  EXPECT_TRUE(h.run(base_ms, make_command("DEL", "k")).is_integer(1));
+  EXPECT_TRUE(h.run(base_ms, make_command("GET", "k")).is_nil());
+  EXPECT_TRUE(h.run(base_ms, make_command("DEL", "k")).is_integer(0));
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "k", "b", "NX", "PX", "10")).is_ok());
+  EXPECT_EQ(h.run(base_ms, make_command("GET", "k")), Reply::bulk("b"));
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("GET", "k")).is_nil());  // expired, deleted
+  EXPECT_EQ(h.engine.key_count(), 0u);
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("SET", "k", "c", "NX")).is_ok());
+  h.run(base_ms + 11, make_command("SET", "j", "d"));
+  EXPECT_EQ(h.run(base_ms + 11, make_command("GET", "k")), Reply::bulk("c"));
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("FLUSHALL")).is_ok());
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("GET", "k")).is_nil());
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("SET", "k", "e", "NX")).is_ok());
+  EXPECT_EQ(h.run(base_ms + 11, make_command("GET", "k")), Reply::bulk("e"));
+  h.engine.restore({{"j", Value{.string = "f"}}}, Instant::from_ms(base_ms + 11), true);
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("GET", "k")).is_nil());
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("SET", "k", "g", "NX")).is_ok());
+  EXPECT_EQ(h.run(base_ms + 11, make_command("GET", "j")), Reply::bulk("f"));
+  h.run(base_ms + 11, make_command("LPUSH", "l", "x"));
+  EXPECT_EQ(h.run(base_ms + 11, make_command("LPOP", "l")), Reply::bulk("x"));  // l emptied
+  EXPECT_TRUE(h.run(base_ms + 11, make_command("SET", "l", "h", "NX")).is_ok());
+  EXPECT_EQ(h.run(base_ms + 11, make_command("GET", "l")), Reply::bulk("h"));
+  EXPECT_EQ(h.run(base_ms + 11, make_command("GET", "k")), Reply::bulk("g"));
+  EXPECT_EQ(h.engine.key_count(), 3u);
+}
+
 // Proves item 3: active expiry and passive access give the same observable lock behaviour.
 TEST(RedisEngine, ActiveAndPassiveExpiryLookTheSame) {
   Harness passive;
