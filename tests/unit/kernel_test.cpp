@@ -549,6 +549,31 @@ TEST(Kernel, EventsPushedDuringADispatchKeepTimeSequenceOrder) {
   EXPECT_EQ(order, "ABCDEF");
 }
 
+// Timeouts (queued in their FIFO when in time order, on the heap otherwise) and other timers at
+// the same instants fire in (time, start order), whichever place each was queued in.
+TEST(Kernel, TimeoutsAndTimersFireInTimeThenStartOrder) {
+  Simulator simulator(1);
+  auto& probe = simulator.add_process<TimerProbe>("probe");
+  std::string order;
+  probe.fired = [&](uint64_t tag) {
+    order += static_cast<char>(tag);
+    if (tag != 'A') return;
+    probe.start_timeout(ClockKind::monotonic, Instant::from_ms(10), 'D');
+    probe.start_timer(ClockKind::monotonic, Instant::from_ms(10), 'E');
+    probe.start_timeout(ClockKind::monotonic, Instant::from_ms(30), 'H');
+  };
+  probe.start_timeout(ClockKind::monotonic, Instant::from_ms(5), 'A');
+  probe.start_timeout(ClockKind::monotonic, Instant::from_ms(10), 'B');
+  probe.start_timer(ClockKind::monotonic, Instant::from_ms(10), 'C');
+  probe.start_timeout(ClockKind::monotonic, Instant::from_ms(20), 'F');
+  probe.start_timeout(ClockKind::monotonic, Instant::from_ms(15), 'G');  // earlier: on the heap
+  const TimerId cancelled = probe.start_timeout(ClockKind::monotonic, Instant::from_ms(40), 'X');
+  probe.cancel_timer(cancelled);
+  simulator.run();
+  EXPECT_EQ(order, "ABCDEGFH");
+  EXPECT_EQ(simulator.events_dispatched(), 9u);  // the cancelled one's event still comes out
+}
+
 // The event being dispatched is no longer counted as queued by memory_bytes(), before and after
 // the dispatch pushes one.
 TEST(Kernel, MemoryCountDuringADispatchLeavesOutTheRunningEvent) {
