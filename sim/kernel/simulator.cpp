@@ -564,6 +564,9 @@ RunResult Simulator::run(Instant until) {
   const Instant time_limit = Instant::zero() + limits_.duration_max;
   // One compare per event: past it, `until` (checked first) or the duration limit stops the run.
   const Instant time_bound = std::min(until, time_limit);
+  // Past this one compare the next time is looked at closely: it may be past the bound, or the
+  // sentinel's (Instant::max()) of an empty queue, or an event's at Instant::max() within it.
+  const Instant look_bound = std::min(time_bound, Instant::max() - Duration::from_ns(1));
   RunResult result;
   const uint64_t events_at_start = events_;
   queue_.finish_take();  // an exception left a dispatch unfinished
@@ -574,21 +577,23 @@ RunResult Simulator::run(Instant until) {
       stop_reason_ = RunStop::stopped;
       break;
     }
-    Instant next_time;
-    if (!queue_.next(next_time)) {
-      // Nothing can happen any more; time still passes up to a finite `until`.
-      if (until != Instant::max()) now_ = std::max(now_, until);
-      result.stop = RunStop::idle;
-      break;
-    }
-    if (next_time > time_bound) {
-      if (next_time > until) {
-        now_ = std::max(now_, until);
-        result.stop = RunStop::reached_until;
-      } else {
-        result.stop = RunStop::duration_limit;
+    const Instant next_time = queue_.next_time();
+    if (next_time > look_bound) [[unlikely]] {
+      if (queue_.empty()) {
+        // Nothing can happen any more; time still passes up to a finite `until`.
+        if (until != Instant::max()) now_ = std::max(now_, until);
+        result.stop = RunStop::idle;
+        break;
       }
-      break;
+      if (next_time > time_bound) {
+        if (next_time > until) {
+          now_ = std::max(now_, until);
+          result.stop = RunStop::reached_until;
+        } else {
+          result.stop = RunStop::duration_limit;
+        }
+        break;
+      }
     }
     // The event limit and the memory count, at the event counts where either can stop the run
     // (every memory_check_events events, and events_max), not at every event.

@@ -81,22 +81,13 @@ class EventQueue {
   bool empty() const { return size() == 0; }
   // Events queued, the taken one left out.
   std::size_t size() const { return size_ - (top_taken_ ? 1 : 0) + fifo_entries_; }
-  // The earliest event's time, only when !empty() and no event is taken; it is the one the next
-  // take() takes (with no push between them).
+  // The earliest event's time when no event is taken (Instant::max(), a sentinel's, when none
+  // is queued: only at that time does the run loop ask empty()); the event the next take()
+  // takes (with no push between them).
   Instant next_time() {
     if (fifo_entries_ == 0) [[likely]]
       return Instant::from_ns(entries_.front().time_ns);
     return choose_among_fifos();
-  }
-  // empty() and next_time() in one, when no event is taken (the run loop's question): false
-  // when nothing is queued, else the earliest event's time in `time`.
-  bool next(Instant& time) {
-    if (fifo_entries_ == 0) [[likely]] {
-      time = Instant::from_ns(entries_.front().time_ns);
-      return size_ != 0;
-    }
-    time = choose_among_fifos();
-    return true;
   }
   // Takes the event next_time() chose: a copy of its body.
   Event take() {
@@ -117,7 +108,7 @@ class EventQueue {
   }
   void push(Instant time, const Event& event) { push_entry(make_entry(time, event)); }
   // An event of `stream`: into the stream's FIFO when in order there, else on the heap.
-  void push_in_order(EventStream stream, Instant time, const Event& event) {
+  [[gnu::always_inline]] void push_in_order(EventStream stream, Instant time, const Event& event) {
     const Entry entry = make_entry(time, event);
     Fifo& fifo = fifos_[static_cast<std::size_t>(stream)];
     if (fifo.entries.empty()) {

@@ -574,6 +574,24 @@ TEST(Kernel, TimeoutsAndTimersFireInTimeThenStartOrder) {
   EXPECT_EQ(simulator.events_dispatched(), 9u);  // the cancelled one's event still comes out
 }
 
+// The run loop tells an empty queue (whose next time reads as Instant::max(), a sentinel's) from
+// an event at Instant::max(): with no time limit the event runs, then the run ends idle.
+TEST(Kernel, AnEventAtTheLastInstantRunsAndThenTheRunIsIdle) {
+  Simulator simulator(1, SimulatorLimits{.duration_max = Duration::from_ns(INT64_MAX)});
+  int runs = 0;
+  simulator.schedule_action(Instant::from_ms(1), [&] { ++runs; });
+  simulator.schedule_action(Instant::max(), [&] { ++runs; });
+  const RunResult result = simulator.run();
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(result.stop, RunStop::idle);
+  EXPECT_EQ(result.events, 2u);
+  EXPECT_EQ(simulator.now(), Instant::max());
+  Simulator bounded(1);  // the default 24-hour limit: the event lies past it
+  bounded.schedule_action(Instant::max(), [&] { ++runs; });
+  EXPECT_EQ(bounded.run().stop, RunStop::duration_limit);
+  EXPECT_EQ(runs, 2);
+}
+
 // The event being dispatched is no longer counted as queued by memory_bytes(), before and after
 // the dispatch pushes one.
 TEST(Kernel, MemoryCountDuringADispatchLeavesOutTheRunningEvent) {
