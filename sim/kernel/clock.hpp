@@ -76,8 +76,10 @@ class ProcessClock {
     // Every timer asks from now, which nearly always lies past the last change, on a rate-one
     // clock: the instant the reading is reached, or `from` when it already is (as solve()
     // computes it). Inline, as it runs once per timer.
+    // (A monotonic deadline does not depend on the wall offset: no need to look at its steps.)
     const RateSegment& last = segments_.back();
-    if (from >= last.true_start && from >= offsets_.back().true_time &&
+    if (from >= last.true_start &&
+        (kind == ClockKind::monotonic || from >= offsets_.back().true_time) &&
         last.rate.numerator == last.rate.denominator) {
       const Instant target =
           kind == ClockKind::wall ? local - offsets_.back().offset : local - Duration::zero();

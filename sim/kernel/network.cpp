@@ -57,17 +57,6 @@ uint64_t link_key(ProcessId from, ProcessId to) {
 }
 }  // namespace
 
-inline std::size_t Network::table_position(uint64_t key) const {
-  const std::size_t mask = link_table_.size() - 1;
-  // Fibonacci hashing: the product's high bits spread neighbouring ids over the table.
-  std::size_t position =
-      static_cast<std::size_t>((key * 0x9e3779b97f4a7c15ULL) >> link_table_shift_);
-  while (link_table_[position].key != key && link_table_[position].key != empty_key) {
-    position = (position + 1) & mask;
-  }
-  return position;
-}
-
 void Network::grow_link_table() {
   std::vector<LinkTableEntry> old = std::move(link_table_);
   link_table_.assign(old.empty() ? 64 : old.size() * 2, LinkTableEntry{});
@@ -75,17 +64,6 @@ void Network::grow_link_table() {
   for (const LinkTableEntry& entry : old) {
     if (entry.key != empty_key) link_table_[table_position(entry.key)] = entry;
   }
-}
-
-// Inline in route: a link found is the path of nearly every message. A pair not found, ids out
-// of range included, goes to add_link, which checks them.
-inline Network::Link& Network::link(ProcessId from, ProcessId to) {
-  const uint64_t key = link_key(from, to);
-  if (!link_table_.empty()) {
-    const LinkTableEntry& entry = link_table_[table_position(key)];
-    if (entry.key == key) return links_[entry.link];
-  }
-  return add_link(key);
 }
 
 Network::Link& Network::add_link(uint64_t key) {
@@ -172,10 +150,8 @@ bool same_command(const std::string& rule, const std::string& name) {
 }
 }  // namespace
 
-Network::Route Network::route(ProcessId from, ProcessId to, const std::string* command_name,
-                              Instant now) {
-  if (is_cut(from, to, now)) return {DropReason::partition, now};
-  Link& l = link(from, to);
+Network::Route Network::route_otherwise(Link& l, ProcessId from, ProcessId to,
+                                        const std::string* command_name, Instant now) {
   if (!l.rng) {
     SIM_ASSERT(!names_[from].empty() && !names_[to].empty());  // every endpoint is named
     l.rng.emplace(Rng::derive(seed_, "network/link/" + names_[from] + "/" + names_[to]));

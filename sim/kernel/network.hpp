@@ -98,7 +98,23 @@ class Network {
     Instant delivery;
   };
   // Decides the fate of a message sent now: dropped, or delivered at a time that respects FIFO.
-  Route route(ProcessId from, ProcessId to, const std::string* command_name, Instant now);
+  // Inline for the common case (every message asks): a link used before, without loss, over a
+  // fixed delay; the rest in route_otherwise.
+  Route route(ProcessId from, ProcessId to, const std::string* command_name, Instant now) {
+    if (is_cut(from, to, now)) return {DropReason::partition, now};
+    Link& l = link(from, to);
+    const DelaySpec& spec = l.delay ? *l.delay : default_delay_;
+    if (!l.rng || l.loss_numerator > 0 || spec.kind != DelaySpec::Kind::fixed) [[unlikely]] {
+      return route_otherwise(l, from, to, command_name, now);
+    }
+    Instant delivery = now + spec.min;
+    if (now >= holds_start_min_ && now < holds_end_max_) {
+      delivery = held_until(from, to, command_name, now, delivery);
+    }
+    delivery = std::max(delivery, l.last_delivery);  // FIFO per connection
+    l.last_delivery = delivery;
+    return {std::nullopt, delivery};
+  }
 
   // Every process the network routes for is named first: its links' streams derive from names.
   void name_process(ProcessId id, std::string name);
@@ -111,10 +127,32 @@ class Network {
     Instant last_delivery = Instant::zero();
     std::optional<Rng> rng;
   };
-  Link& link(ProcessId from, ProcessId to);
+  // Inline in route: a link found is the path of nearly every message. A pair not found, ids
+  // out of range included, goes to add_link, which checks them.
+  Link& link(ProcessId from, ProcessId to) {
+    const uint64_t key = (uint64_t{from} << 32) | to;
+    if (!link_table_.empty()) {
+      const LinkTableEntry& entry = link_table_[table_position(key)];
+      if (entry.key == key) return links_[entry.link];
+    }
+    return add_link(key);
+  }
   Link& add_link(uint64_t key);
   // Where the link's index is in link_table_, or the empty entry where it would go.
-  std::size_t table_position(uint64_t key) const;
+  std::size_t table_position(uint64_t key) const {
+    const std::size_t mask = link_table_.size() - 1;
+    // Fibonacci hashing: the product's high bits spread neighbouring ids over the table.
+    std::size_t position =
+        static_cast<std::size_t>((key * 0x9e3779b97f4a7c15ULL) >> link_table_shift_);
+    while (link_table_[position].key != key && link_table_[position].key != empty_key) {
+      position = (position + 1) & mask;
+    }
+    return position;
+  }
+  // route() past its common case: the link's stream made at its first message, loss, a drawn
+  // delay.
+  Route route_otherwise(Link& l, ProcessId from, ProcessId to, const std::string* command_name,
+                        Instant now);
   void grow_link_table();
   void update_partition_window();
   bool cut_by_rules(ProcessId from, ProcessId to, Instant at) const;

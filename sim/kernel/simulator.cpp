@@ -42,11 +42,6 @@ const char* run_stop_name(RunStop stop) {
 }
 
 namespace {
-// Min-heap order: the earliest (time, sequence) first; the key orders as the sequence does.
-bool later(const EventQueue::Entry& a, const EventQueue::Entry& b) {
-  if (a.time_ns != b.time_ns) return a.time_ns > b.time_ns;
-  return a.key > b.key;
-}
 // Message contents enter the trace digest. Hashed 8 bytes at a time (FNV-1a goes byte by byte
 // and showed up in profiles); any fixed function will do, it only has to be the same everywhere.
 uint64_t content_hash(std::string_view text) {
@@ -193,21 +188,53 @@ void EventQueue::renumber() {
   // The queued entries' sequences become their ranks: the same order, the same heap, and room
   // for 2^32 - size() more pushes. A taken root is renumbered with the rest (it is overwritten
   // or removed before it is read again).
+  // The FIFOs' entries are renumbered with the heap's (the ranks keep every FIFO in order).
   std::vector<uint64_t> sequences;
-  sequences.reserve(size_);
-  for (std::size_t i = 0; i < size_; ++i)
-    sequences.push_back(entries_[i].key >> body_bits);
+  sequences.reserve(size_ + fifo_entries_);
+  const auto each_entry = [this](const auto& visit) {
+    for (std::size_t i = 0; i < size_; ++i)
+      visit(entries_[i]);
+    for (Fifo& fifo : fifos_) {
+      for (std::size_t i = fifo.head; i < fifo.entries.size(); ++i)
+        visit(fifo.entries[i]);
+    }
+  };
+  each_entry([&sequences](const Entry& entry) { sequences.push_back(entry.key >> body_bits); });
   std::sort(sequences.begin(), sequences.end());
   constexpr uint64_t body_mask = (uint64_t{1} << body_bits) - 1;
-  for (std::size_t i = 0; i < size_; ++i) {
-    Entry& entry = entries_[i];
+  each_entry([&sequences](Entry& entry) {
     const auto rank = static_cast<uint64_t>(
         std::lower_bound(sequences.begin(), sequences.end(), entry.key >> body_bits) -
         sequences.begin());
     entry.key = (rank << body_bits) | (entry.key & body_mask);
+  });
+  for (Fifo& fifo : fifos_) {
+    if (fifo.head != fifo.entries.size()) fifo.front = fifo.entries[fifo.head];
   }
-  next_sequence_ = size_;
+  next_sequence_ = sequences.size();
   SIM_ASSERT_LT(next_sequence_, sequence_limit_);
+}
+
+uint32_t EventQueue::take_from_fifo() {
+  Fifo& fifo = fifos_[chosen_fifo_];
+  chosen_fifo_ = no_fifo;
+  const auto body = static_cast<uint32_t>(fifo.front.key);
+  if (++fifo.head == fifo.entries.size()) {
+    fifo.entries.clear();
+    fifo.head = 0;
+    fifo.front = sentinel;
+  } else {
+    fifo.front = fifo.entries[fifo.head];
+  }
+  --fifo_entries_;
+  return body;
+}
+
+void EventQueue::compact(Fifo& fifo) {
+  // The taken entries before head make the room (the vector keeps its capacity).
+  fifo.entries.erase(fifo.entries.begin(),
+                     fifo.entries.begin() + static_cast<std::ptrdiff_t>(fifo.head));
+  fifo.head = 0;
 }
 
 void EventQueue::push_slow(Entry entry) {
@@ -371,7 +398,8 @@ void Simulator::release_message_slot(uint32_t slot) {
   }
 }
 
-void Simulator::send_slot(uint32_t slot) {
+// route_slot (its one caller is this) inlined here, with what it calls in this file.
+[[gnu::flatten]] void Simulator::send_slot(uint32_t slot) {
   // A model's exception on the way (a process id out of range, an allocation) gives the slot
   // back; the message is counted in flight only once its delivery is queued.
   try {
@@ -409,7 +437,8 @@ void Simulator::route_slot(uint32_t slot) {
   }
   trace_.record(now_, TraceKind::message_sent, message.from, message.to, message.id,
                 static_cast<uint64_t>(route.delivery.ns()));
-  push(route.delivery, Event{.payload = slot, .kind = EventKind::deliver});
+  push_in_order(EventStream::deliveries, route.delivery,
+                Event{.payload = slot, .kind = EventKind::deliver});
   in_flight_slots_[slot] = 1;
   ++in_flight_;
 }
@@ -535,6 +564,9 @@ RunResult Simulator::run(Instant until) {
   const Instant time_limit = Instant::zero() + limits_.duration_max;
   // One compare per event: past it, `until` (checked first) or the duration limit stops the run.
   const Instant time_bound = std::min(until, time_limit);
+  // Past this one compare the next time is looked at closely: it may be past the bound, or the
+  // sentinel's (Instant::max()) of an empty queue, or an event's at Instant::max() within it.
+  const Instant look_bound = std::min(time_bound, Instant::max() - Duration::from_ns(1));
   RunResult result;
   const uint64_t events_at_start = events_;
   queue_.finish_take();  // an exception left a dispatch unfinished
@@ -545,21 +577,23 @@ RunResult Simulator::run(Instant until) {
       stop_reason_ = RunStop::stopped;
       break;
     }
-    if (queue_.empty()) {
-      // Nothing can happen any more; time still passes up to a finite `until`.
-      if (until != Instant::max()) now_ = std::max(now_, until);
-      result.stop = RunStop::idle;
-      break;
-    }
     const Instant next_time = queue_.next_time();
-    if (next_time > time_bound) {
-      if (next_time > until) {
-        now_ = std::max(now_, until);
-        result.stop = RunStop::reached_until;
-      } else {
-        result.stop = RunStop::duration_limit;
+    if (next_time > look_bound) [[unlikely]] {
+      if (queue_.empty()) {
+        // Nothing can happen any more; time still passes up to a finite `until`.
+        if (until != Instant::max()) now_ = std::max(now_, until);
+        result.stop = RunStop::idle;
+        break;
       }
-      break;
+      if (next_time > time_bound) {
+        if (next_time > until) {
+          now_ = std::max(now_, until);
+          result.stop = RunStop::reached_until;
+        } else {
+          result.stop = RunStop::duration_limit;
+        }
+        break;
+      }
     }
     // The event limit and the memory count, at the event counts where either can stop the run
     // (every memory_check_events events, and events_max), not at every event.

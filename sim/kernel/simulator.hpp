@@ -55,6 +55,15 @@ struct Event {
 // removes it when the dispatch pushed nothing. Which events are queued, and so the order they
 // come out in, is the same either way. A taken event's body is given back at once (the
 // dispatch works on a copy): the push that replaces it reuses it.
+//
+// Beside the heap, one FIFO per stream of events that usually come in time order (deliveries
+// over a fixed delay, request timeouts of one length): push_in_order appends an event to its
+// stream's FIFO when it is not earlier than the FIFO's last (its sequence is higher, so the FIFO
+// stays in (time, sequence) order), and pushes it on the heap otherwise. The next event is the
+// earliest of the heap's root and the FIFOs' fronts, so the order is the one the heap alone
+// would give; an event taken from a FIFO costs no sift. With the FIFOs empty (a run of sleepers
+// only) the choice costs a test.
+enum class EventStream : uint8_t { deliveries, timeouts };
 class EventQueue {
  public:
   struct Entry {
@@ -69,31 +78,94 @@ class EventQueue {
   explicit EventQueue(uint64_t sequence_limit = default_sequence_limit);
 
   // No event queued, the taken one aside.
-  bool empty() const { return size_ == (top_taken_ ? 1u : 0u); }
+  bool empty() const { return size() == 0; }
   // Events queued, the taken one left out.
-  std::size_t size() const { return size_ - (top_taken_ ? 1 : 0); }
-  // The earliest event's time; only when !empty() and no event is taken.
-  Instant next_time() const { return Instant::from_ns(entries_.front().time_ns); }
-  // Takes the earliest event (only when !empty() and no event is taken): a copy of its body.
+  std::size_t size() const { return size_ - (top_taken_ ? 1 : 0) + fifo_entries_; }
+  // The earliest event's time when no event is taken (Instant::max(), a sentinel's, when none
+  // is queued: only at that time does the run loop ask empty()); the event the next take()
+  // takes (with no push between them).
+  Instant next_time() {
+    if (fifo_entries_ == 0) [[likely]]
+      return Instant::from_ns(entries_.front().time_ns);
+    return choose_among_fifos();
+  }
+  // Takes the event next_time() chose: a copy of its body.
   Event take() {
-    const auto body = static_cast<uint32_t>(entries_.front().key);
+    uint32_t body;
+    if (chosen_fifo_ != no_fifo) [[unlikely]] {
+      body = take_from_fifo();
+    } else {
+      body = static_cast<uint32_t>(entries_.front().key);
+      top_taken_ = true;
+    }
     const Event event = bodies_[body];
     free_body(body);
-    top_taken_ = true;
     return event;
   }
   // Ends the taken event's dispatch: removes it unless a push has replaced it.
   void finish_take() {
     if (top_taken_) remove_taken_top();
   }
-  void push(Instant time, const Event& event);
+  void push(Instant time, const Event& event) { push_entry(make_entry(time, event)); }
+  // An event of `stream`: into the stream's FIFO when in order there, else on the heap.
+  [[gnu::always_inline]] void push_in_order(EventStream stream, Instant time, const Event& event) {
+    const Entry entry = make_entry(time, event);
+    Fifo& fifo = fifos_[static_cast<std::size_t>(stream)];
+    if (fifo.entries.empty()) {
+      fifo.front = entry;
+    } else if (fifo.entries.back().time_ns > entry.time_ns) {
+      push_entry(entry);
+      return;
+    }
+    // Full with half of it taken: the taken half makes room (else the vector grows).
+    if (fifo.entries.size() == fifo.entries.capacity() && 2 * fifo.head >= fifo.entries.size())
+        [[unlikely]] {
+      compact(fifo);
+    }
+    fifo.entries.push_back(entry);
+    ++fifo_entries_;
+  }
 
-  // For tests: the number of bodies ever made (each reused once given back).
+  // For tests: the number of bodies ever made (each reused once given back), and the events on
+  // the heap (the rest are in the FIFOs).
   std::size_t body_slots() const { return bodies_.size(); }
+  std::size_t heap_size() const { return size_ - (top_taken_ ? 1 : 0); }
   uint64_t next_sequence() const { return next_sequence_; }
 
  private:
   static constexpr uint32_t no_body = UINT32_MAX;
+  static constexpr uint8_t no_fifo = UINT8_MAX;
+  // A stream's events in (time, sequence) order, entries[head, size()) (the ones before head
+  // taken; the vector is emptied when all are, compacted when full with half of it taken).
+  struct Fifo {
+    std::vector<Entry> entries;
+    std::size_t head = 0;
+    Entry front{INT64_MAX, UINT64_MAX};  // entries[head], or the sentinel when empty
+  };
+  Entry make_entry(Instant time, const Event& event);
+  void push_entry(Entry entry);
+  // Min-heap order: the earliest (time, sequence) first; the key orders as the sequence does.
+  static bool later(const Entry& a, const Entry& b) {
+    if (a.time_ns != b.time_ns) return a.time_ns > b.time_ns;
+    return a.key > b.key;
+  }
+  // The earliest of the heap's root and the FIFOs' fronts (sentinels stand in for empty ones).
+  Instant choose_among_fifos() {
+    Entry earliest = entries_.front();
+    uint8_t chosen = no_fifo;
+    if (later(earliest, fifos_[0].front)) {
+      earliest = fifos_[0].front;
+      chosen = 0;
+    }
+    if (later(earliest, fifos_[1].front)) {
+      earliest = fifos_[1].front;
+      chosen = 1;
+    }
+    chosen_fifo_ = chosen;
+    return Instant::from_ns(earliest.time_ns);
+  }
+  uint32_t take_from_fifo();  // the taken entry's body
+  static void compact(Fifo& fifo);
   void free_body(uint32_t body) {
     bodies_[body].process = free_body_;  // a free body's link to the one freed before it
     free_body_ = body;
@@ -114,6 +186,9 @@ class EventQueue {
   bool top_taken_ = false;        // the root is being dispatched; the next push replaces it
   uint64_t next_sequence_ = 0;
   uint64_t sequence_limit_;
+  Fifo fifos_[2];
+  std::size_t fifo_entries_ = 0;   // in all FIFOs
+  uint8_t chosen_fifo_ = no_fifo;  // where next_time() found the earliest event
 };
 
 struct Message {
@@ -156,7 +231,15 @@ class Process {
 
   // A timer that fires when this process's `kind` clock first reads >= `local_deadline`; it is
   // re-aimed whenever the clock changes. While the process is paused it fires late, at resume.
-  TimerId start_timer(ClockKind kind, Instant local_deadline, uint64_t tag);
+  [[gnu::always_inline]] TimerId start_timer(ClockKind kind, Instant local_deadline, uint64_t tag) {
+    return start_timer_in(kind, local_deadline, tag, /*timeout=*/false);
+  }
+  // The same for a request's timeout: started a fixed time ahead, its events usually come in
+  // time order and are queued in the timeouts' FIFO (EventQueue::push_in_order).
+  [[gnu::always_inline]] TimerId start_timeout(ClockKind kind, Instant local_deadline,
+                                               uint64_t tag) {
+    return start_timer_in(kind, local_deadline, tag, /*timeout=*/true);
+  }
   void cancel_timer(TimerId timer);
   std::size_t active_timer_count() const { return active_timers_; }
 
@@ -197,7 +280,8 @@ class Process {
     timers_[slot].next_free = free_timer_head_;
     free_timer_head_ = slot;
   }
-  void schedule_timer_event(uint32_t slot);
+  TimerId start_timer_in(ClockKind kind, Instant local_deadline, uint64_t tag, bool timeout);
+  void schedule_timer_event(uint32_t slot, bool timeout = false);
   void reaim_timers();
   void clear_timers();
 
@@ -340,6 +424,10 @@ class Simulator {
  private:
   friend class Process;
   void push(Instant time, const Event& event);
+  void push_in_order(EventStream stream, Instant time, const Event& event) {
+    SIM_ASSERT_LE(now_.ns(), time.ns());
+    queue_.push_in_order(stream, time, event);
+  }
   void dispatch(const Event& event);
   void dispatch_timer(const Event& event);
   void deliver(const Event& event);
@@ -426,8 +514,9 @@ inline Instant Process::monotonic_now() const {
   return clock_.monotonic_at(simulator_.now());
 }
 
-[[gnu::always_inline]] inline TimerId Process::start_timer(ClockKind kind, Instant local_deadline,
-                                                           uint64_t tag) {
+[[gnu::always_inline]] inline TimerId Process::start_timer_in(ClockKind kind,
+                                                              Instant local_deadline, uint64_t tag,
+                                                              bool timeout) {
   SIM_ASSERT(status_ != ProcessStatus::crashed);
   uint32_t slot = free_timer_head_;
   if (slot != no_timer_slot) {
@@ -442,22 +531,35 @@ inline Instant Process::monotonic_now() const {
   timer.clock = kind;
   timer.active = true;
   ++active_timers_;
-  schedule_timer_event(slot);
+  schedule_timer_event(slot, timeout);
   return (static_cast<uint64_t>(slot) << 32) | timer.generation;
 }
 
-[[gnu::always_inline]] inline void Process::schedule_timer_event(uint32_t slot) {
+[[gnu::always_inline]] inline void Process::schedule_timer_event(uint32_t slot, bool timeout) {
   const TimerSlot& timer = timers_[slot];
   const Instant at =
       clock_.first_true_time_reaching(timer.clock, timer.local_deadline, simulator_.now());
-  simulator_.push(at, Event{.payload = (static_cast<uint64_t>(slot) << 32) | timer.generation,
-                            .process = id_,
-                            .incarnation = incarnation_,
-                            .aim = timer.aim,
-                            .kind = EventKind::timer});
+  // The event built in each call (a named one shared by both was built on the stack, then
+  // copied).
+  if (timeout) {
+    simulator_.push_in_order(
+        EventStream::timeouts, at,
+        Event{.payload = (static_cast<uint64_t>(slot) << 32) | timer.generation,
+              .process = id_,
+              .incarnation = incarnation_,
+              .aim = timer.aim,
+              .kind = EventKind::timer});
+  } else {
+    simulator_.push(at, Event{.payload = (static_cast<uint64_t>(slot) << 32) | timer.generation,
+                              .process = id_,
+                              .incarnation = incarnation_,
+                              .aim = timer.aim,
+                              .kind = EventKind::timer});
+  }
 }
 
-[[gnu::always_inline]] inline void EventQueue::push(Instant time, const Event& event) {
+[[gnu::always_inline]] inline EventQueue::Entry EventQueue::make_entry(Instant time,
+                                                                       const Event& event) {
   if (next_sequence_ == sequence_limit_) [[unlikely]]
     renumber();
   uint32_t body = free_body_;
@@ -467,7 +569,10 @@ inline Instant Process::monotonic_now() const {
     body = add_body();
   }
   bodies_[body] = event;
-  const Entry entry{time.ns(), (next_sequence_++ << body_bits) | body};
+  return Entry{time.ns(), (next_sequence_++ << body_bits) | body};
+}
+
+[[gnu::always_inline]] inline void EventQueue::push_entry(Entry entry) {
   if (top_taken_) {
     top_taken_ = false;
     sift_down_from_root(entry);

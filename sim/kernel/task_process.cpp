@@ -106,8 +106,8 @@ void TaskProcess::start_request(uint32_t group_slot, uint32_t index, NodeId node
                                 CommandRef&& command) {
   SIM_ASSERT_LT(node, endpoints_.size());
   const uint32_t slot = take_slot(free_requests_, requests_);
-  const TimerId timer = start_timer(ClockKind::monotonic, Process::monotonic_now() + timeout,
-                                    (static_cast<uint64_t>(slot) << 1) | timeout_tag_bit);
+  const TimerId timer = start_timeout(ClockKind::monotonic, Process::monotonic_now() + timeout,
+                                      (static_cast<uint64_t>(slot) << 1) | timeout_tag_bit);
   PendingRequest& pending = requests_[slot];
   pending.group = group_slot;
   pending.index = index;

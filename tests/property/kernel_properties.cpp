@@ -48,6 +48,52 @@ RC_GTEST_PROP(KernelProperties, EventsDispatchInTimeThenSequenceOrder, ()) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The event queue with its streams' FIFOs: whatever goes on the heap and whatever is pushed in
+// order (or out of order) into either FIFO, events come out in (time, push order).
+
+struct QueuePush {
+  int place;          // 0 the heap, 1 deliveries, 2 timeouts
+  int64_t offset_ns;  // from the time of the event being dispatched
+};
+
+RC_GTEST_PROP(KernelProperties, QueueWithFifosTakesInTimeThenPushOrder, ()) {
+  const auto push_gen =
+      rc::gen::construct<QueuePush>(rc::gen::inRange(0, 3), rc::gen::inRange<int64_t>(0, 8));
+  const auto rounds = *rc::gen::container<std::vector<std::vector<QueuePush>>>(
+      rc::gen::container<std::vector<QueuePush>>(push_gen));
+  EventQueue queue;
+  std::vector<std::pair<int64_t, uint64_t>> pushed;  // (time, push number), by push number
+  std::vector<std::pair<int64_t, uint64_t>> taken;
+  const auto push = [&](const QueuePush& p, int64_t now) {
+    const Instant at = Instant::from_ns(now + p.offset_ns);
+    const Event event{.payload = pushed.size(), .kind = EventKind::action};
+    if (p.place == 0) {
+      queue.push(at, event);
+    } else {
+      queue.push_in_order(p.place == 1 ? EventStream::deliveries : EventStream::timeouts, at,
+                          event);
+    }
+    pushed.emplace_back(at.ns(), pushed.size());
+  };
+  push(QueuePush{0, 0}, 0);
+  std::size_t round = 0;
+  while (!queue.empty()) {
+    const Instant now = queue.next_time();
+    const Event event = queue.take();
+    taken.push_back(pushed.at(event.payload));
+    RC_ASSERT(taken.back().first == now.ns());
+    if (round < rounds.size()) {
+      for (const QueuePush& p : rounds[round])
+        push(p, now.ns());
+    }
+    ++round;
+    queue.finish_take();
+  }
+  RC_ASSERT(taken.size() == pushed.size());
+  RC_ASSERT(std::is_sorted(taken.begin(), taken.end()));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Clocks: the monotonic clock never goes backwards, equals an independently computed
 // piecewise-linear reference, the wall clock equals monotonic + initial offset + the steps so far
 // exactly, and first_true_time_reaching is the exact inverse.

@@ -1,5 +1,6 @@
 // Unit tests for the kernel's event queue: (time, sequence) order through the packed entries,
-// the taken root replaced by a push, sequences renumbered past their limit, bodies reused.
+// the taken root replaced by a push, sequences renumbered past their limit, bodies reused, the
+// streams' FIFOs beside the heap.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,6 +25,13 @@ struct Checked {
 
   void push(int64_t time_ns) {
     queue.push(Instant::from_ns(time_ns), Event{.payload = pushes, .kind = EventKind::action});
+    reference.insert({time_ns, pushes});
+    ++pushes;
+  }
+  // Into a stream's FIFO when in order there, else on the heap: the same order either way.
+  void push_in_order(EventStream stream, int64_t time_ns) {
+    queue.push_in_order(stream, Instant::from_ns(time_ns),
+                        Event{.payload = pushes, .kind = EventKind::action});
     reference.insert({time_ns, pushes});
     ++pushes;
   }
@@ -109,6 +117,100 @@ TEST(EventQueue, BodiesAreReused) {
   EXPECT_EQ(checked.queue.body_slots(), 10u);
   while (!checked.queue.empty())
     checked.take();
+}
+
+// A dispatch's pushes, as a run makes them: on the heap, or in either stream, the stream's
+// times mostly in order (a fixed delay from now) and now and then earlier (then on the heap).
+void push_mixed(Checked& checked, Rng& rng, int64_t now, int64_t pushes) {
+  for (int64_t p = 0; p < pushes; ++p) {
+    switch (rng.between(0, 2)) {
+      case 0:
+        checked.push(now + rng.between(0, 12));
+        break;
+      case 1:
+        checked.push_in_order(EventStream::deliveries,
+                              now + (rng.chance(1, 8) ? rng.between(0, 3) : 3));
+        break;
+      default:
+        checked.push_in_order(EventStream::timeouts,
+                              now + (rng.chance(1, 8) ? rng.between(0, 9) : 9));
+        break;
+    }
+  }
+}
+
+// With the FIFOs beside the heap, events still come out in (time, push order): the earliest of
+// the heap's root and the FIFOs' fronts, ties (many) broken by push order across all three.
+TEST(EventQueue, StreamsInTheirFifosKeepTimeThenPushOrder) {
+  Rng rng = Rng::derive(9, "event-queue-test");
+  Checked checked;
+  push_mixed(checked, rng, 0, 40);
+  std::size_t off_heap_max = 0;
+  for (int step = 0; step < 20000; ++step) {
+    const int64_t now = checked.queue.next_time().ns();
+    const int64_t pushes = checked.queue.size() < 30 ? rng.between(1, 3) : rng.between(0, 2);
+    ASSERT_FALSE(checked.queue.empty());
+    const auto expected = *checked.reference.begin();
+    checked.reference.erase(checked.reference.begin());
+    const Event event = checked.queue.take();
+    ASSERT_EQ(event.payload, expected.second) << step;
+    push_mixed(checked, rng, now, pushes);
+    checked.queue.finish_take();
+    ASSERT_EQ(checked.queue.size(), checked.reference.size());
+    off_heap_max = std::max(off_heap_max, checked.queue.size() - checked.queue.heap_size());
+  }
+  EXPECT_GT(off_heap_max, 10u);  // the FIFOs were used
+  while (!checked.queue.empty())
+    checked.take();
+  EXPECT_TRUE(checked.reference.empty());
+}
+
+// Pushes in time order stay off the heap (an event taken from a FIFO costs no sift); one earlier
+// than its FIFO's last goes on the heap and still comes out first.
+TEST(EventQueue, InOrderPushesStayOffTheHeap) {
+  Checked checked;
+  for (int i = 0; i < 100; ++i)
+    checked.push_in_order(EventStream::deliveries, 10 + i / 3);
+  for (int i = 0; i < 100; ++i)
+    checked.push_in_order(EventStream::timeouts, 5 + i / 2);
+  EXPECT_EQ(checked.queue.heap_size(), 0u);
+  checked.push_in_order(EventStream::timeouts, 7);
+  EXPECT_EQ(checked.queue.heap_size(), 1u);
+  // A FIFO that never drains (one pushed per one taken) reuses its room.
+  for (int step = 0; step < 5000; ++step) {
+    const int64_t now = checked.queue.next_time().ns();
+    checked.take({});
+    checked.push_in_order(EventStream::deliveries, now + 40);
+  }
+  EXPECT_EQ(checked.queue.heap_size(), 0u);
+  EXPECT_LE(checked.queue.body_slots(), 202u);
+  while (!checked.queue.empty())
+    checked.take();
+}
+
+// Renumbering takes in the FIFOs' entries: ties across the heap and the FIFOs keep push order
+// through many renumberings.
+TEST(EventQueue, RenumberingKeepsTheFifosInOrder) {
+  Rng rng = Rng::derive(10, "event-queue-test");
+  Checked checked(/*sequence_limit=*/64);
+  push_mixed(checked, rng, 0, 30);
+  uint64_t renumberings = 0;
+  uint64_t last_sequence = checked.queue.next_sequence();
+  for (int step = 0; step < 5000; ++step) {
+    const int64_t now = checked.queue.next_time().ns();
+    const auto expected = *checked.reference.begin();
+    checked.reference.erase(checked.reference.begin());
+    ASSERT_EQ(checked.queue.take().payload, expected.second) << step;
+    push_mixed(checked, rng, now, checked.queue.size() < 30 ? 2 : rng.between(0, 1));
+    checked.queue.finish_take();
+    EXPECT_LE(checked.queue.next_sequence(), 64u);
+    if (checked.queue.next_sequence() < last_sequence) ++renumberings;
+    last_sequence = checked.queue.next_sequence();
+  }
+  EXPECT_GT(renumberings, 50u);
+  while (!checked.queue.empty())
+    checked.take();
+  EXPECT_TRUE(checked.reference.empty());
 }
 
 // Events at the last instant (a timer on a clock too slow to reach its deadline is aimed at

@@ -549,6 +549,49 @@ TEST(Kernel, EventsPushedDuringADispatchKeepTimeSequenceOrder) {
   EXPECT_EQ(order, "ABCDEF");
 }
 
+// Timeouts (queued in their FIFO when in time order, on the heap otherwise) and other timers at
+// the same instants fire in (time, start order), whichever place each was queued in.
+TEST(Kernel, TimeoutsAndTimersFireInTimeThenStartOrder) {
+  Simulator simulator(1);
+  auto& probe = simulator.add_process<TimerProbe>("probe");
+  std::string order;
+  probe.fired = [&](uint64_t tag) {
+    order += static_cast<char>(tag);
+    if (tag != 'A') return;
+    probe.start_timeout(ClockKind::monotonic, Instant::from_ms(10), 'D');
+    probe.start_timer(ClockKind::monotonic, Instant::from_ms(10), 'E');
+    probe.start_timeout(ClockKind::monotonic, Instant::from_ms(30), 'H');
+  };
+  probe.start_timeout(ClockKind::monotonic, Instant::from_ms(5), 'A');
+  probe.start_timeout(ClockKind::monotonic, Instant::from_ms(10), 'B');
+  probe.start_timer(ClockKind::monotonic, Instant::from_ms(10), 'C');
+  probe.start_timeout(ClockKind::monotonic, Instant::from_ms(20), 'F');
+  probe.start_timeout(ClockKind::monotonic, Instant::from_ms(15), 'G');  // earlier: on the heap
+  const TimerId cancelled = probe.start_timeout(ClockKind::monotonic, Instant::from_ms(40), 'X');
+  probe.cancel_timer(cancelled);
+  simulator.run();
+  EXPECT_EQ(order, "ABCDEGFH");
+  EXPECT_EQ(simulator.events_dispatched(), 9u);  // the cancelled one's event still comes out
+}
+
+// The run loop tells an empty queue (whose next time reads as Instant::max(), a sentinel's) from
+// an event at Instant::max(): with no time limit the event runs, then the run ends idle.
+TEST(Kernel, AnEventAtTheLastInstantRunsAndThenTheRunIsIdle) {
+  Simulator simulator(1, SimulatorLimits{.duration_max = Duration::from_ns(INT64_MAX)});
+  int runs = 0;
+  simulator.schedule_action(Instant::from_ms(1), [&] { ++runs; });
+  simulator.schedule_action(Instant::max(), [&] { ++runs; });
+  const RunResult result = simulator.run();
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(result.stop, RunStop::idle);
+  EXPECT_EQ(result.events, 2u);
+  EXPECT_EQ(simulator.now(), Instant::max());
+  Simulator bounded(1);  // the default 24-hour limit: the event lies past it
+  bounded.schedule_action(Instant::max(), [&] { ++runs; });
+  EXPECT_EQ(bounded.run().stop, RunStop::duration_limit);
+  EXPECT_EQ(runs, 2);
+}
+
 // The event being dispatched is no longer counted as queued by memory_bytes(), before and after
 // the dispatch pushes one.
 TEST(Kernel, MemoryCountDuringADispatchLeavesOutTheRunningEvent) {
