@@ -134,13 +134,14 @@ uint32_t Process::take_request_slot(ProcessId to, uint64_t request_id) {
 }
 void Process::send_message(ProcessId to, Command&& command, uint64_t request_id) {
   const uint32_t slot = take_request_slot(to, request_id);
-  simulator_.message_at(slot).own_command = std::move(command);
+  simulator_.message_at(slot).own_command_ = std::move(command);
   simulator_.send_slot(slot);
 }
 void Process::send_message(ProcessId to, const Command& command, uint64_t request_id) {
   const uint32_t slot = take_request_slot(to, request_id);
   try {
-    simulator_.message_at(slot).own_command = command;  // may allocate: a throw gives the slot back
+    simulator_.message_at(slot).own_command_ =
+        command;  // may allocate: a throw gives the slot back
   } catch (...) {
     simulator_.release_message_slot(slot);
     throw;
@@ -150,7 +151,7 @@ void Process::send_message(ProcessId to, const Command& command, uint64_t reques
 void Process::send_message(ProcessId to, const std::shared_ptr<const Command>& command,
                            uint64_t request_id) {
   const uint32_t slot = take_request_slot(to, request_id);
-  simulator_.message_at(slot).shared_command = command;
+  simulator_.message_at(slot).shared_command_ = command;
   simulator_.send_slot(slot);
 }
 
@@ -390,10 +391,10 @@ void Simulator::release_message_slot(uint32_t slot) {
   message.reply.integer = 0;
   message.reply.elements = ReplyList{};
   if (message.is_reply) {
-    message.own_command.clear();  // empty already, unless a receiver wrote into it
+    message.own_command_.clear();  // empty already: replies carry no argv
     free_replies_.push_back(slot);
   } else {
-    message.shared_command.reset();
+    message.shared_command_.reset();
     free_requests_.push_back(slot);
   }
 }

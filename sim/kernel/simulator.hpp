@@ -201,11 +201,18 @@ struct Message {
   bool is_reply = false;
   // A request's (or one-way message's) argv: its own, or the one a broadcast's messages share
   // (copied once for all of them, read-only, kept alive by every message that holds it, also
-  // when a receiver moves the message out of its slot).
-  const Command& command() const { return shared_command ? *shared_command : own_command; }
-  Command own_command;  // unread while shared_command is set
-  std::shared_ptr<const Command> shared_command;
+  // when a receiver moves the message out of its slot). Only the kernel writes them
+  // (Process::send_message); everything else reads command().
+  const Command& command() const { return shared_command_ ? *shared_command_ : own_command_; }
   Reply reply;  // replies
+
+ private:
+  friend class Process;
+  friend class Simulator;
+  // While shared_command_ is set, own_command_ holds an earlier message's words (its buffers
+  // kept for the slot's next argv), never read: private, so that nothing reads it by mistake.
+  Command own_command_;
+  std::shared_ptr<const Command> shared_command_;
 };
 
 using TimerId = uint64_t;  // (slot << 32) | generation
@@ -248,7 +255,10 @@ class Process {
   // into the message's slot (whose buffer is reused): one argv can go to many processes.
   void send_message(ProcessId to, Command&& command, uint64_t request_id);
   void send_message(ProcessId to, const Command& command, uint64_t request_id);
-  // A request whose argv is shared with others (a broadcast's): no copy of it per message.
+  // A request whose argv is shared with others (a broadcast's): no copy of it per message. The
+  // argv must not change while any message holds it (use_count() above the sender's own
+  // reference): the receivers, the memory count (memory_bytes) and the trace's content digest
+  // read it at delivery, after the send.
   void send_message(ProcessId to, const std::shared_ptr<const Command>& command,
                     uint64_t request_id);
   void reply_to(const Message& request, Reply&& reply);
