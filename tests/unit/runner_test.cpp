@@ -17,6 +17,17 @@ ScenarioResult run_file(const std::string& name) {
   return run_scenario(scenario, registry_lock_factory());
 }
 
+// Two runs of one world that differ only in what they record (digest, trace, story) are the same
+// run: the same verdicts and the same counts of events, messages and grants.
+void expect_same_run(const ScenarioResult& lean, const ScenarioResult& full) {
+  EXPECT_EQ(lean.mutual_exclusion, full.mutual_exclusion);
+  EXPECT_EQ(lean.resource_safety, full.resource_safety);
+  EXPECT_EQ(lean.liveness, full.liveness);
+  EXPECT_EQ(lean.stats.events, full.stats.events);
+  EXPECT_EQ(lean.stats.messages, full.stats.messages);
+  EXPECT_EQ(lean.stats.grants, full.stats.grants);
+}
+
 // S01: the holds are the catalogue's, and N3's copy of A's key dies when N3's clock jumps.
 TEST(Runner, KleppmannClockJumpBeliefsAndReality) {
   const ScenarioResult result = run_file("kleppmann-clock-jump");
@@ -186,12 +197,7 @@ TEST(Runner, DigestWithoutMessageContentsLeavesTheRunAlone) {
   const ScenarioResult full = run_scenario(scenario, registry_lock_factory());
   const ScenarioResult lean =
       run_scenario(scenario, registry_lock_factory(), RunOptions{.digest_message_contents = false});
-  EXPECT_EQ(lean.mutual_exclusion, full.mutual_exclusion);
-  EXPECT_EQ(lean.resource_safety, full.resource_safety);
-  EXPECT_EQ(lean.liveness, full.liveness);
-  EXPECT_EQ(lean.stats.events, full.stats.events);
-  EXPECT_EQ(lean.stats.messages, full.stats.messages);
-  EXPECT_EQ(lean.stats.grants, full.stats.grants);
+  expect_same_run(lean, full);
   EXPECT_NE(lean.trace_digest, full.trace_digest);
   EXPECT_EQ(lean.trace_digest, run_scenario(scenario, registry_lock_factory(),
                                             RunOptions{.digest_message_contents = false})
@@ -215,12 +221,7 @@ TEST(Runner, WithoutATraceDigestTheRunIsTheSameRun) {
     EXPECT_EQ(untraced.trace_digest, "");
     EXPECT_FALSE(untraced.trace_truncated);  // nothing recorded
     EXPECT_TRUE(untraced.trace.empty());
-    EXPECT_EQ(untraced.mutual_exclusion, digested.mutual_exclusion);
-    EXPECT_EQ(untraced.resource_safety, digested.resource_safety);
-    EXPECT_EQ(untraced.liveness, digested.liveness);
-    EXPECT_EQ(untraced.stats.events, digested.stats.events);
-    EXPECT_EQ(untraced.stats.messages, digested.stats.messages);
-    EXPECT_EQ(untraced.stats.grants, digested.stats.grants);
+    expect_same_run(untraced, digested);
     EXPECT_EQ(untraced.history.grants().size(), digested.history.grants().size());
     EXPECT_EQ(untraced.history.acquires().size(), digested.history.acquires().size());
   }
@@ -251,11 +252,7 @@ TEST(Runner, WithoutAStoryTheRunIsTheSameRun) {
     EXPECT_FALSE(told.story.empty());
     EXPECT_TRUE(untold.story.empty());
     EXPECT_EQ(untold.trace_digest, told.trace_digest);
-    EXPECT_EQ(untold.mutual_exclusion, told.mutual_exclusion);
-    EXPECT_EQ(untold.resource_safety, told.resource_safety);
-    EXPECT_EQ(untold.liveness, told.liveness);
-    EXPECT_EQ(untold.stats.events, told.stats.events);
-    EXPECT_EQ(untold.stats.grants, told.stats.grants);
+    expect_same_run(untold, told);
     ASSERT_EQ(untold.history.grants().size(), told.history.grants().size());
     for (std::size_t i = 0; i < told.history.grants().size(); ++i) {
       EXPECT_EQ(untold.history.grants()[i].token, told.history.grants()[i].token);
