@@ -867,5 +867,47 @@ TEST(Kernel, MemoryCountsTheTextsOfTheMessagesInFlight) {
   EXPECT_EQ(simulator.memory_bytes(), idle);
 }
 
+// A message's text leaves the memory count however its flight ends: its receiver crashed after
+// it was sent, a partition cut its link before it arrived, its receiver paused (it waits, still
+// counted, until the receiver resumes and takes it). Both kinds of request: a broadcast's, sharing
+// one argv, and one with its own.
+TEST(Kernel, MemoryForgetsMessagesHoweverTheirFlightEnds) {
+  Simulator simulator(5, SimulatorLimits{.trace_records_max = 0});
+  auto& crashed = simulator.add_process<Recorder>("crashed");
+  auto& cut = simulator.add_process<Recorder>("cut");
+  auto& paused = simulator.add_process<Recorder>("paused");
+  auto& broadcaster = simulator.add_process<TaskProcess>("broadcaster");
+  broadcaster.set_endpoints({crashed.id(), cut.id(), paused.id()});
+  const std::size_t idle = simulator.memory_bytes();
+  auto body = [&]() -> Task<void> {
+    const std::vector<NodeId> nodes = {0, 1, 2};
+    co_await broadcaster.broadcast(make_command("SET", "lock", std::string(64, 't')), nodes,
+                                   Duration::from_ms(50));
+  };
+  broadcaster.spawn(body());
+  // And one request of its own argv to each (a request slot keeps its argv's buffers when given
+  // back, so a slot left marked in flight would still count them).
+  auto& sender = simulator.add_process<Recorder>("sender");
+  for (const ProcessId to : {crashed.id(), cut.id(), paused.id()})
+    sender.send_message(to, make_command("SET", "key", std::string(40, 'v')), 1);
+  EXPECT_GT(simulator.memory_bytes(), idle);
+  simulator.crash(crashed.id());
+  simulator.network().add_partition(
+      {.side_a = {broadcaster.id(), sender.id()}, .side_b = {cut.id()}});
+  simulator.pause(paused.id());
+  simulator.schedule_action(Instant::from_ms(20), [&] {
+    // Four dropped, two waiting at their paused receiver: still counted.
+    EXPECT_EQ(simulator.messages_in_flight(), 2u);
+    EXPECT_GT(simulator.memory_bytes(), idle);
+  });
+  simulator.schedule_action(Instant::from_ms(30), [&] { simulator.resume(paused.id()); });
+  simulator.run();
+  EXPECT_EQ(paused.seen.size(), 2u);
+  EXPECT_TRUE(crashed.seen.empty());
+  EXPECT_TRUE(cut.seen.empty());
+  EXPECT_EQ(simulator.messages_in_flight(), 0u);
+  EXPECT_EQ(simulator.memory_bytes(), idle);
+}
+
 }  // namespace
 }  // namespace redlock_sim
