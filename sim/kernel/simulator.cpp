@@ -140,8 +140,8 @@ void Process::send_message(ProcessId to, Command&& command, uint64_t request_id)
 void Process::send_message(ProcessId to, const Command& command, uint64_t request_id) {
   const uint32_t slot = take_request_slot(to, request_id);
   try {
-    simulator_.message_at(slot).own_command_ =
-        command;  // may allocate: a throw gives the slot back
+    // May allocate: a throw gives the slot back.
+    simulator_.message_at(slot).own_command_ = command;
   } catch (...) {
     simulator_.release_message_slot(slot);
     throw;

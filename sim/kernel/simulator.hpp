@@ -549,22 +549,19 @@ inline Instant Process::monotonic_now() const {
   const TimerSlot& timer = timers_[slot];
   const Instant at =
       clock_.first_true_time_reaching(timer.clock, timer.local_deadline, simulator_.now());
-  // The event built in each call (a named one shared by both was built on the stack, then
-  // copied).
+  // The event made in each call's argument (a named one shared by both was built on the stack,
+  // then copied).
+  const auto event = [&] {
+    return Event{.payload = (static_cast<uint64_t>(slot) << 32) | timer.generation,
+                 .process = id_,
+                 .incarnation = incarnation_,
+                 .aim = timer.aim,
+                 .kind = EventKind::timer};
+  };
   if (timeout) {
-    simulator_.push_in_order(
-        EventStream::timeouts, at,
-        Event{.payload = (static_cast<uint64_t>(slot) << 32) | timer.generation,
-              .process = id_,
-              .incarnation = incarnation_,
-              .aim = timer.aim,
-              .kind = EventKind::timer});
+    simulator_.push_in_order(EventStream::timeouts, at, event());
   } else {
-    simulator_.push(at, Event{.payload = (static_cast<uint64_t>(slot) << 32) | timer.generation,
-                              .process = id_,
-                              .incarnation = incarnation_,
-                              .aim = timer.aim,
-                              .kind = EventKind::timer});
+    simulator_.push(at, event());
   }
 }
 

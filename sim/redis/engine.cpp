@@ -19,11 +19,9 @@ namespace redlock_sim {
 using namespace redis_text;
 
 namespace {
+
 // A spare node (RedisEngine::keep_spare) is kept only while its strings hold at most this.
 constexpr std::size_t spare_room_max = 256;
-}  // namespace
-
-namespace {
 
 using E = RedisEngine;
 // Sorted by name (find_command looks names up through CommandIndex).
