@@ -182,6 +182,107 @@ class CommandIndex {
 
 }  // namespace
 
+namespace {
+
+int64_t decimal_digits(uint64_t value) {
+  int64_t digits = 1;
+  while (value >= 10) {
+    value /= 10;
+    ++digits;
+  }
+  return digits;
+}
+
+// The characters format_int64 writes.
+int64_t formatted_length(int64_t value) {
+  const uint64_t magnitude =
+      value < 0 ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+  return decimal_digits(magnitude) + (value < 0 ? 1 : 0);
+}
+
+// `$<size>\r\n<bytes>\r\n`
+int64_t bulk_length(std::size_t size) {
+  return 1 + decimal_digits(size) + 2 + static_cast<int64_t>(size) + 2;
+}
+
+// `*<argc>\r\n`
+int64_t header_length(std::size_t argc) {
+  return 1 + decimal_digits(argc) + 2;
+}
+
+}  // namespace
+
+bool PropagatedCommand::hold(std::string_view first, std::string_view second) {
+  if (first.size() + second.size() > text_max) return false;
+  std::memcpy(text_.data(), first.data(), first.size());
+  std::memcpy(text_.data() + first.size(), second.data(), second.size());
+  first_size_ = static_cast<uint8_t>(first.size());
+  second_size_ = static_cast<uint8_t>(second.size());
+  return true;
+}
+
+PropagatedCommand PropagatedCommand::pair(std::string_view name, std::string_view key) {
+  PropagatedCommand command;
+  if (command.hold(name, key)) {
+    command.form_ = Form::pair;
+  } else {
+    command.argv_ = make_command(name, key);
+  }
+  return command;
+}
+
+PropagatedCommand PropagatedCommand::set_pxat(std::string_view key, std::string_view value,
+                                              int64_t when_ms) {
+  PropagatedCommand command;
+  if (command.hold(key, value)) {
+    command.form_ = Form::set_pxat;
+    command.when_ms_ = when_ms;
+  } else {
+    command.argv_ = make_command("SET", key, value, "PXAT", format_int64(when_ms));
+  }
+  return command;
+}
+
+void PropagatedCommand::write_out() const {
+  switch (form_) {
+    case Form::argv:
+      return;
+    case Form::pair:
+      argv_ = make_command(first(), second());
+      break;
+    case Form::set_pxat:
+      argv_ = make_command("SET", first(), second(), "PXAT", format_int64(when_ms_));
+      break;
+  }
+  form_ = Form::argv;
+}
+
+Command PropagatedCommand::take() && {
+  if (form_ != Form::argv) write_out();
+  return std::move(argv_);
+}
+
+int64_t PropagatedCommand::resp_length(const Command& argv) {
+  int64_t length = header_length(argv.size());
+  for (const std::string& argument : argv)
+    length += bulk_length(argument.size());
+  return length;
+}
+
+int64_t PropagatedCommand::resp_length() const {
+  switch (form_) {
+    case Form::argv:
+      break;
+    case Form::pair:
+      return header_length(2) + bulk_length(first_size_) + bulk_length(second_size_);
+    case Form::set_pxat:
+      return header_length(5) + bulk_length(3) + bulk_length(first_size_) +
+             bulk_length(second_size_) + bulk_length(4) +
+             bulk_length(static_cast<std::size_t>(formatted_length(when_ms_)));
+  }
+  return resp_length(argv_);
+}
+
 const RedisEngine::CommandSpec* RedisEngine::find_command(std::string_view name) {
   static const CommandIndex index;
   return index.find(name);
@@ -371,7 +472,8 @@ Value* RedisEngine::lookup_for_store(Call& call, std::string_view key, Keyspace:
 
 void RedisEngine::delete_expired(Call& call, Keyspace::iterator it) {
   if (call.in_script) scripts_->note_expired(it->first, it->second);
-  Command del = make_command(config_.lazyfree_lazy_expire ? "UNLINK" : "DEL", it->first);
+  PropagatedCommand del =
+      PropagatedCommand::pair(config_.lazyfree_lazy_expire ? "UNLINK" : "DEL", it->first);
   erase_key(it);  // it has a TTL: in volatile_keys_
   ++expired_keys_;
   call.propagate.push_back(Propagated{std::move(del), PropagationTarget::all});

@@ -17,6 +17,7 @@
 // - snapshot()/restore() expose the keyspace with absolute expiries in key order.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -56,8 +57,71 @@ struct ExecutionContext {
 
 enum class PropagationTarget : uint8_t { all, replicas, aof };
 
+// A propagated command. The writes lock traffic makes all the time (a two-word command such as
+// DEL key, and SET key value PXAT ms) are kept compact, their words in the object itself (no
+// allocation, moved as plain bytes), and written out as an argv only when something reads it (a
+// replica's stream, the AOF, a trace, an effects observer): an exploration reads none of them,
+// and only their RESP length moves the replication offset (resp_length). Read as a Command it is
+// the argv the general form would have held, byte for byte.
+class PropagatedCommand {
+ public:
+  PropagatedCommand() = default;
+  PropagatedCommand(Command argv) : argv_(std::move(argv)) {}  // NOLINT: a Command propagates
+  // `name key`, as a two-word argv.
+  static PropagatedCommand pair(std::string_view name, std::string_view key);
+  // SET key value PXAT when_ms.
+  static PropagatedCommand set_pxat(std::string_view key, std::string_view value, int64_t when_ms);
+
+  const Command& argv() const {
+    if (form_ != Form::argv) write_out();
+    return argv_;
+  }
+  operator const Command&() const { return argv(); }  // NOLINT: read as the argv it stands for
+  // The argv, moved out (this is left empty).
+  Command take() &&;
+  // The bytes it takes RESP-encoded (what replication offsets count), not written out.
+  int64_t resp_length() const;
+  static int64_t resp_length(const Command& argv);
+  // Whether it is held compact (for tests: the same command either way).
+  bool compact() const { return form_ != Form::argv; }
+
+  // Read as a container of its words (and printed so by tests).
+  using value_type = std::string;
+  using const_iterator = Command::const_iterator;
+  using iterator = const_iterator;
+  const_iterator begin() const { return argv().begin(); }
+  const_iterator end() const { return argv().end(); }
+  std::size_t size() const { return argv().size(); }
+  bool empty() const { return argv().empty(); }
+  const std::string& operator[](std::size_t i) const { return argv()[i]; }
+  const std::string& front() const { return argv().front(); }
+
+  friend bool operator==(const PropagatedCommand& a, const PropagatedCommand& b) {
+    return a.argv() == b.argv();
+  }
+  friend bool operator==(const PropagatedCommand& a, const Command& b) { return a.argv() == b; }
+
+ private:
+  enum class Form : uint8_t { argv, pair, set_pxat };
+  // Room for the two words of a compact form (a lock's key and a 40-character token fit); longer
+  // ones are held as an argv.
+  static constexpr std::size_t text_max = 80;
+  bool hold(std::string_view first, std::string_view second);
+  std::string_view first() const { return {text_.data(), first_size_}; }
+  std::string_view second() const { return {text_.data() + first_size_, second_size_}; }
+  void write_out() const;
+
+  mutable Command argv_;  // the argv form, or the compact one written out
+  mutable Form form_ = Form::argv;
+  // pair: the name and the key; set_pxat: the key and the value; one after the other in text_.
+  uint8_t first_size_ = 0;
+  uint8_t second_size_ = 0;
+  int64_t when_ms_ = 0;  // set_pxat
+  std::array<char, text_max> text_{};
+};
+
 struct Propagated {
-  Command command;
+  PropagatedCommand command;
   PropagationTarget target = PropagationTarget::all;
   friend bool operator==(const Propagated&, const Propagated&) = default;
 };

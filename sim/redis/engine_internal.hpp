@@ -19,18 +19,22 @@ inline Reply not_integer_reply() {
 }
 
 // Propagates a command to both the AOF and the replicas.
-inline void emit(RedisEngine::Call& call, Command command) {
+inline void emit(RedisEngine::Call& call, PropagatedCommand command) {
   call.propagate.push_back(Propagated{std::move(command), PropagationTarget::all});
 }
 
-// Propagates the original command unchanged.
+// Propagates the original command unchanged (two words, DEL key most often, kept compact).
 inline void emit_as_is(RedisEngine::Call& call) {
-  emit(call, call.argv);
+  if (call.argv.size() == 2) {
+    emit(call, PropagatedCommand::pair(call.argv[0], call.argv[1]));
+  } else {
+    emit(call, call.argv);
+  }
 }
 
 // Propagates a TTL-carrying write. 7.0 sends the absolute form everywhere (#8474); 6.2 sends
 // the command as the client wrote it to replicas and only the AOF gets the absolute form.
 // `as_sent_to_replicas`: the engine models 6.2 (RedisEngine::ttls_as_sent_to_replicas_).
-void emit_ttl(RedisEngine::Call& call, bool as_sent_to_replicas, Command absolute);
+void emit_ttl(RedisEngine::Call& call, bool as_sent_to_replicas, PropagatedCommand absolute);
 
 }  // namespace redlock_sim::engine_internal

@@ -10,7 +10,7 @@ using namespace redis_text;
 using namespace engine_internal;
 
 void engine_internal::emit_ttl(RedisEngine::Call& call, bool as_sent_to_replicas,
-                               Command absolute) {
+                               PropagatedCommand absolute) {
   if (as_sent_to_replicas) {
     call.propagate.push_back(Propagated{call.argv, PropagationTarget::replicas});
     call.propagate.push_back(Propagated{std::move(absolute), PropagationTarget::aof});
@@ -225,8 +225,7 @@ Reply RedisEngine::set_generic(Call& call, int flags, std::string_view expire, b
                        : set_string_at(place, key, new_value, keep_ttl);
   if (has_expire) {
     set_expiry(key, value, when_ms);
-    emit_ttl(call, ttls_as_sent_to_replicas_,
-             make_command("SET", key, new_value, "PXAT", format_int64(when_ms)));
+    emit_ttl(call, ttls_as_sent_to_replicas_, PropagatedCommand::set_pxat(key, new_value, when_ms));
   } else if (flags & set_get) {
     emit(call, without_get_arguments(call.argv));
   } else {

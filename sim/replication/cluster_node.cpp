@@ -167,12 +167,15 @@ void ClusterNode::on_effects(std::vector<Propagated>& effects) {
   const bool offset_only = this->offset_only();
   std::vector<Command> to_replicas;
   for (Propagated& effect : effects) {
-    if (effect.target != PropagationTarget::replicas) persistence_.append(effect.command);
+    // Read as an argv only where one is kept (PropagatedCommand): the offset needs its length.
+    if (effect.target != PropagationTarget::replicas && persistence_.aof_enabled()) {
+      persistence_.append(effect.command);
+    }
     if (effect.target != PropagationTarget::aof && is_master() && !applying_stream_) {
       if (offset_only) {
-        add_to_backlog(effect.command);
+        offset_ += effect.command.resp_length();  // add_to_backlog's offset-only case
       } else {
-        to_replicas.push_back(std::move(effect.command));
+        to_replicas.push_back(std::move(effect.command).take());
       }
     }
   }

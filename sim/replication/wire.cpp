@@ -4,25 +4,8 @@
 
 namespace redlock_sim::cluster_wire {
 
-namespace {
-int64_t decimal_digits(int64_t value) {
-  int64_t digits = 1;
-  while (value >= 10) {
-    value /= 10;
-    ++digits;
-  }
-  return digits;
-}
-}  // namespace
-
 int64_t resp_length(const Command& command) {
-  const auto argc = static_cast<int64_t>(command.size());
-  int64_t length = 1 + decimal_digits(argc) + 2;
-  for (const std::string& argument : command) {
-    const auto size = static_cast<int64_t>(argument.size());
-    length += 1 + decimal_digits(size) + 2 + size + 2;
-  }
-  return length;
+  return PropagatedCommand::resp_length(command);
 }
 
 void append_int(Command& out, int64_t value) {
