@@ -1354,7 +1354,7 @@ int call_in_lua(lua_State* lua, int handler_ref, int ref, const Strings& argv, s
 Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t key_count,
                         const Function& function) {
   current_ = &call;
-  effects_.clear();
+  effects_from_ = call.propagate.size();
   replication_flags = 3;
   last_raised_error.clear();
   instructions_used = 0;
@@ -1444,11 +1444,11 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
   if (native != NativeRun::done) lua_settop(lua, 0);
   memory_slack = 0;
   // The script's writes go out as its effects, atomically when there are several.
-  if (effects_.size() > 1) call.propagate.push_back(Propagated{make_command("MULTI")});
-  for (Propagated& effect : effects_)
-    call.propagate.push_back(std::move(effect));
-  if (effects_.size() > 1) call.propagate.push_back(Propagated{make_command("EXEC")});
-  effects_.clear();
+  if (call.propagate.size() - effects_from_ > 1) {
+    call.propagate.insert(call.propagate.begin() + static_cast<std::ptrdiff_t>(effects_from_),
+                          Propagated{make_command("MULTI")});
+    call.propagate.push_back(Propagated{make_command("EXEC")});
+  }
   return reply;
 }
 
@@ -1736,25 +1736,28 @@ Reply ScriptRunner::call_from_script(const Command& argv, const RedisEngine::Com
 // Apart from call_from_script's refusals so that its one named reply is built in the caller's
 // place (g++ moves a named return value when other return statements return other objects).
 Reply ScriptRunner::call_engine(const Command& argv, const RedisEngine::CommandSpec* spec) {
-  // No call nests in another (EVAL is not callable from a script): one buffer serves them all.
-  std::vector<Propagated>& produced = produced_;
-  produced.clear();  // empty unless a handler threw out of the last call
+  // What the call propagates goes where the script's effects go, after those of its calls
+  // before (no copy of each from a buffer of its own).
+  std::vector<Propagated>& propagate = current_->propagate;
+  const std::size_t from = propagate.size();
   RedisEngine::Call inner{argv, current_->now_ms, current_->wall_now, current_->from_master,
-                          true, produced};
+                          true, propagate};
   inner.spec = spec;
   Reply reply = (engine_.*(spec->handler))(inner);
-  take_produced(produced);
+  take_produced(propagate, from);
   return reply;
 }
 
-void ScriptRunner::take_produced(std::vector<Propagated>& produced) {
-  for (Propagated& effect : produced) {
-    if (replication_flags == 0) continue;
-    if (replication_flags == 1) effect.target = PropagationTarget::aof;
-    if (replication_flags == 2) effect.target = PropagationTarget::replicas;
-    effects_.push_back(std::move(effect));
+void ScriptRunner::take_produced(std::vector<Propagated>& propagate, std::size_t from) {
+  if (replication_flags == 3) return;  // both: as made
+  if (replication_flags == 0) {
+    propagate.erase(propagate.begin() + static_cast<std::ptrdiff_t>(from), propagate.end());
+    return;
   }
-  produced.clear();
+  const PropagationTarget target =
+      replication_flags == 1 ? PropagationTarget::aof : PropagationTarget::replicas;
+  for (std::size_t i = from; i < propagate.size(); ++i)
+    propagate[i].target = target;
 }
 
 const Reply& ScriptRunner::native_get(const std::string& key) {
@@ -1762,13 +1765,13 @@ const Reply& ScriptRunner::native_get(const std::string& key) {
   // straight to call_engine, whose steps these are (GET reads no argument but its key).
   static const RedisEngine::CommandSpec* const get = RedisEngine::find_command("GET");
   static const Command no_arguments;
-  std::vector<Propagated>& produced = produced_;
-  produced.clear();
+  std::vector<Propagated>& propagate = current_->propagate;
+  const std::size_t from = propagate.size();
   RedisEngine::Call inner{no_arguments, current_->now_ms, current_->wall_now, current_->from_master,
-                          true,         produced};
+                          true,         propagate};
   inner.spec = get;
   engine_.get_into(inner, key, native_get_reply_);
-  take_produced(produced);
+  take_produced(propagate, from);
   return native_get_reply_;
 }
 

@@ -105,8 +105,9 @@ class ScriptRunner {
   Reply run(RedisEngine::Call& call, const std::string& sha, int64_t key_count,
             const Function& function);
   Reply call_engine(const Command& argv, const RedisEngine::CommandSpec* spec);
-  // call_engine's last step: what the call propagated becomes the script's effects.
-  void take_produced(std::vector<Propagated>& produced);
+  // call_engine's last step: what the call propagated (`propagate` from `from` on) becomes the
+  // script's effects, as redis.set_repl says.
+  void take_produced(std::vector<Propagated>& propagate, std::size_t from);
 
   // The lock scripts run in C++ (by SHA-1; scripting.cpp says which and why that is exact).
   enum class Native : uint8_t {
@@ -201,14 +202,13 @@ class ScriptRunner {
   int environment_ref_ = 0;                   // the read-only globals proxy scripts run in
   int error_handler_ref_ = 0;
   RedisEngine::Call* current_ = nullptr;  // the EVAL being run
-  std::vector<Propagated> effects_;
+  // Where the running script's effects begin in current_->propagate (its calls propagate there).
+  std::size_t effects_from_ = 0;
   // Buffers kept from call to call (their strings keep their room): a native run's redis.call
-  // arguments, two or three of them (native_call), and what a call from a script propagates
-  // (call_engine).
+  // arguments, two or three of them (native_call).
   Command native_argv2_ = Command(2);
   Command native_argv3_ = Command(3);
   Reply native_get_reply_;
-  std::vector<Propagated> produced_;
 };
 
 }  // namespace redlock_sim
