@@ -185,12 +185,20 @@ class CommandIndex {
 namespace {
 
 int64_t decimal_digits(uint64_t value) {
-  int64_t digits = 1;
-  while (value >= 10) {
-    value /= 10;
-    ++digits;
-  }
-  return digits;
+  // The digits of 2^bit_width - 1 less one, then one more at or past the power of ten (about a
+  // dozen instructions for a 13-digit time, a division a digit in a loop).
+  static constexpr std::array<uint64_t, 20> powers = [] {
+    std::array<uint64_t, 20> table{};
+    uint64_t power = 1;
+    for (uint64_t& entry : table) {
+      entry = power;
+      if (power <= UINT64_MAX / 10) power *= 10;
+    }
+    return table;
+  }();
+  value |= 1;  // the same digits (0 has one)
+  const auto guess = static_cast<std::size_t>((std::bit_width(value) * 1233) >> 12);
+  return static_cast<int64_t>(guess) + (value >= powers[guess] ? 1 : 0);
 }
 
 // The characters format_int64 writes.
@@ -221,25 +229,34 @@ bool PropagatedCommand::hold(std::string_view first, std::string_view second) {
   return true;
 }
 
+void PropagatedCommand::make_pair(std::string_view name, std::string_view key) {
+  if (hold(name, key)) {
+    form_ = Form::pair;
+  } else {
+    argv_ = make_command(name, key);
+  }
+}
+
+void PropagatedCommand::make_set_pxat(std::string_view key, std::string_view value,
+                                      int64_t when_ms) {
+  if (hold(key, value)) {
+    form_ = Form::set_pxat;
+    when_ms_ = when_ms;
+  } else {
+    argv_ = make_command("SET", key, value, "PXAT", format_int64(when_ms));
+  }
+}
+
 PropagatedCommand PropagatedCommand::pair(std::string_view name, std::string_view key) {
   PropagatedCommand command;
-  if (command.hold(name, key)) {
-    command.form_ = Form::pair;
-  } else {
-    command.argv_ = make_command(name, key);
-  }
+  command.make_pair(name, key);
   return command;
 }
 
 PropagatedCommand PropagatedCommand::set_pxat(std::string_view key, std::string_view value,
                                               int64_t when_ms) {
   PropagatedCommand command;
-  if (command.hold(key, value)) {
-    command.form_ = Form::set_pxat;
-    command.when_ms_ = when_ms;
-  } else {
-    command.argv_ = make_command("SET", key, value, "PXAT", format_int64(when_ms));
-  }
+  command.make_set_pxat(key, value, when_ms);
   return command;
 }
 
@@ -472,11 +489,10 @@ Value* RedisEngine::lookup_for_store(Call& call, std::string_view key, Keyspace:
 
 void RedisEngine::delete_expired(Call& call, Keyspace::iterator it) {
   if (call.in_script) scripts_->note_expired(it->first, it->second);
-  PropagatedCommand del =
-      PropagatedCommand::pair(config_.lazyfree_lazy_expire ? "UNLINK" : "DEL", it->first);
+  call.propagate.emplace_back().command.make_pair(config_.lazyfree_lazy_expire ? "UNLINK" : "DEL",
+                                                  it->first);
   erase_key(it);  // it has a TTL: in volatile_keys_
   ++expired_keys_;
-  call.propagate.push_back(Propagated{std::move(del), PropagationTarget::all});
 }
 
 bool RedisEngine::remove_key(std::string_view key) {

@@ -71,6 +71,10 @@ class PropagatedCommand {
   static PropagatedCommand pair(std::string_view name, std::string_view key);
   // SET key value PXAT when_ms.
   static PropagatedCommand set_pxat(std::string_view key, std::string_view value, int64_t when_ms);
+  // The same made in place, in a command just made (empty): the engine makes its commands where
+  // they are kept, with no copy.
+  void make_pair(std::string_view name, std::string_view key);
+  void make_set_pxat(std::string_view key, std::string_view value, int64_t when_ms);
 
   const Command& argv() const {
     if (form_ != Form::argv) write_out();
@@ -107,8 +111,12 @@ class PropagatedCommand {
   // ones are held as an argv.
   static constexpr std::size_t text_max = 80;
   bool hold(std::string_view first, std::string_view second);
-  std::string_view first() const { return {text_.data(), first_size_}; }
-  std::string_view second() const { return {text_.data() + first_size_, second_size_}; }
+  std::string_view first() const {
+    return {reinterpret_cast<const char*>(text_.data()), first_size_};
+  }
+  std::string_view second() const {
+    return {reinterpret_cast<const char*>(text_.data()) + first_size_, second_size_};
+  }
   void write_out() const;
 
   mutable Command argv_;  // the argv form, or the compact one written out
@@ -117,7 +125,7 @@ class PropagatedCommand {
   uint8_t first_size_ = 0;
   uint8_t second_size_ = 0;
   int64_t when_ms_ = 0;  // set_pxat
-  std::array<char, text_max> text_{};
+  std::array<unsigned char, text_max> text_{};
 };
 
 struct Propagated {

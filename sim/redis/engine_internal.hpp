@@ -26,7 +26,7 @@ inline void emit(RedisEngine::Call& call, PropagatedCommand command) {
 // Propagates the original command unchanged (two words, DEL key most often, kept compact).
 inline void emit_as_is(RedisEngine::Call& call) {
   if (call.argv.size() == 2) {
-    emit(call, PropagatedCommand::pair(call.argv[0], call.argv[1]));
+    call.propagate.emplace_back().command.make_pair(call.argv[0], call.argv[1]);
   } else {
     emit(call, call.argv);
   }

@@ -225,7 +225,11 @@ Reply RedisEngine::set_generic(Call& call, int flags, std::string_view expire, b
                        : set_string_at(place, key, new_value, keep_ttl);
   if (has_expire) {
     set_expiry(key, value, when_ms);
-    emit_ttl(call, ttls_as_sent_to_replicas_, PropagatedCommand::set_pxat(key, new_value, when_ms));
+    if (ttls_as_sent_to_replicas_) {
+      emit_ttl(call, true, PropagatedCommand::set_pxat(key, new_value, when_ms));
+    } else {
+      call.propagate.emplace_back().command.make_set_pxat(key, new_value, when_ms);  // emit's
+    }
   } else if (flags & set_get) {
     emit(call, without_get_arguments(call.argv));
   } else {

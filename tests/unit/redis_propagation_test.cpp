@@ -76,9 +76,13 @@ TEST(PropagatedCommand, RespLengthIsTheWrittenOutArgvsWithoutWritingItOut) {
       }
     }
   }
-  // The general form, too.
-  const Command argv = make_command("SET", "a", std::string(12, 'x'), "PX", "100");
-  EXPECT_EQ(PropagatedCommand(argv).resp_length(), static_cast<int64_t>(resp_of(argv).size()));
+  // The general form, too, with words of every length to five digits and as many words.
+  for (const std::size_t size : {0u, 9u, 10u, 99u, 100u, 999u, 1000u, 9999u, 10000u, 12345u}) {
+    const Command argv = make_command("SET", "a", std::string(size, 'x'), "PX", "100");
+    EXPECT_EQ(PropagatedCommand(argv).resp_length(), static_cast<int64_t>(resp_of(argv).size()));
+    const Command words(size / 10 + 1, "w");
+    EXPECT_EQ(PropagatedCommand(words).resp_length(), static_cast<int64_t>(resp_of(words).size()));
+  }
 }
 
 TEST(PropagatedCommand, TakeMovesTheArgvOut) {
