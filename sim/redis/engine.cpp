@@ -503,12 +503,7 @@ bool RedisEngine::remove_key(std::string_view key) {
 }
 
 void RedisEngine::erase_key(Keyspace::iterator it) {
-  if (it->second.expire_at_ms != no_expiry_ms) {
-    if (const auto entry = volatile_keys_.find(it->first); entry != volatile_keys_.end()) {
-      KeySet::node_type node = volatile_keys_.extract(entry);
-      if (node.value().capacity() <= spare_room_max) spare_volatile_key_ = std::move(node);
-    }
-  }
+  if (it->second.expire_at_ms != no_expiry_ms) --volatile_count_;
   if (it == last_found_) last_found_ = keys_.end();
   keep_spare(keys_.extract(it));
 }
@@ -519,16 +514,6 @@ void RedisEngine::keep_spare(Keyspace::node_type node) {
       value.hash.capacity() == 0 && value.list.capacity() == 0) {
     spare_key_ = std::move(node);
   }
-}
-
-void RedisEngine::add_volatile_key(std::string_view key) {
-  if (spare_volatile_key_.empty()) {
-    volatile_keys_.emplace(key);
-    return;
-  }
-  if (spare_volatile_key_.value() != key) spare_volatile_key_.value().assign(key);
-  auto inserted = volatile_keys_.insert(std::move(spare_volatile_key_));
-  if (!inserted.inserted) spare_volatile_key_ = std::move(inserted.node);
 }
 
 Value& RedisEngine::set_string(std::string_view key, std::string_view value, bool keep_ttl) {
@@ -557,33 +542,30 @@ Value& RedisEngine::set_string_at(Keyspace::iterator place, std::string_view key
     last_found_ = place;
     return place->second;
   }
-  return overwrite_string(key, place->second, value, keep_ttl);
+  return overwrite_string(place->second, value, keep_ttl);
 }
 
-Value& RedisEngine::overwrite_string(std::string_view key, Value& existing, std::string_view value,
-                                     bool keep_ttl) {
+Value& RedisEngine::overwrite_string(Value& existing, std::string_view value, bool keep_ttl) {
   const int64_t expire_at_ms = existing.expire_at_ms;
   existing = Value{};
   if (keep_ttl) {
     existing.expire_at_ms = expire_at_ms;
   } else if (expire_at_ms != no_expiry_ms) {
-    if (const auto volatile_key = volatile_keys_.find(key); volatile_key != volatile_keys_.end()) {
-      volatile_keys_.erase(volatile_key);
-    }
+    --volatile_count_;
   }
   existing.type = ValueType::string;
   existing.string.assign(value);
   return existing;
 }
 
-void RedisEngine::set_expiry(std::string_view key, Value& value, int64_t when_ms) {
-  if (value.expire_at_ms == no_expiry_ms) add_volatile_key(key);
+void RedisEngine::set_expiry(Value& value, int64_t when_ms) {
+  if (value.expire_at_ms == no_expiry_ms) ++volatile_count_;
   value.expire_at_ms = when_ms;
 }
 
-void RedisEngine::clear_expiry(std::string_view key, Value& value) {
+void RedisEngine::clear_expiry(Value& value) {
   if (value.expire_at_ms == no_expiry_ms) return;
-  volatile_keys_.erase(volatile_keys_.find(key));
+  --volatile_count_;
   value.expire_at_ms = no_expiry_ms;
 }
 
@@ -604,12 +586,14 @@ void RedisEngine::restore(const std::vector<SnapshotEntry>& entries, Instant wal
                           bool skip_expired) {
   keys_.clear();
   last_found_ = keys_.end();
-  volatile_keys_.clear();
+  volatile_count_ = 0;
   const int64_t now_ms = wall_now.ms_floor();
   for (const SnapshotEntry& entry : entries) {
     if (skip_expired && logically_expired(entry.value, now_ms)) continue;
     keys_.insert_or_assign(entry.key, entry.value);
-    if (entry.value.expire_at_ms != no_expiry_ms) volatile_keys_.insert(entry.key);
+  }
+  for (const auto& [key, value] : keys_) {
+    if (value.expire_at_ms != no_expiry_ms) ++volatile_count_;
   }
 }
 
@@ -631,24 +615,32 @@ void RedisEngine::active_expire_cycle(const ExecutionContext& context, Rng& rng,
   if (options_.replica) return;
   // Redis's slow cycle samples 20 keys with a TTL per loop and loops again while more than 10%
   // of the sample was expired; the loop bound stands in for its CPU-time limit. Sampling walks
-  // the sorted key set from a drawn starting point, so a seed fixes what is deleted.
+  // the keys with a TTL in key order from a drawn starting point, so a seed fixes what is
+  // deleted.
   constexpr int sample_size = 20;
   constexpr int loops_max = 16;
   const Command no_arguments;
   Call call{no_arguments, context.wall_now.ms_floor(), context.wall_now, false, false, propagate};
-  for (int loop = 0; loop < loops_max && !volatile_keys_.empty(); ++loop) {
-    const uint64_t start = rng.below(volatile_keys_.size());
-    auto it = std::next(volatile_keys_.begin(), static_cast<std::ptrdiff_t>(start));
-    std::vector<std::string> expired;
-    const int sampled = std::min<int>(sample_size, static_cast<int>(volatile_keys_.size()));
+  const auto has_ttl = [](const Keyspace::value_type& entry) {
+    return entry.second.expire_at_ms != no_expiry_ms;
+  };
+  for (int loop = 0; loop < loops_max && volatile_count_ != 0; ++loop) {
+    const uint64_t start = rng.below(volatile_count_);
+    // The start-th key with a TTL, in key order.
+    auto it = std::find_if(keys_.begin(), keys_.end(), has_ttl);
+    for (uint64_t skipped = 0; skipped < start; ++skipped)
+      it = std::find_if(std::next(it), keys_.end(), has_ttl);
+    std::vector<Keyspace::iterator> expired;  // an erasure leaves the others where they are
+    const int sampled = std::min<int>(sample_size, static_cast<int>(volatile_count_));
     for (int i = 0; i < sampled; ++i) {
-      if (it == volatile_keys_.end()) it = volatile_keys_.begin();
-      const auto key_it = keys_.find(*it);
-      if (logically_expired(key_it->second, call.now_ms)) expired.push_back(*it);
-      ++it;
+      if (i != 0) {  // the next key with a TTL, after the last one from the first
+        it = std::find_if(std::next(it), keys_.end(), has_ttl);
+        if (it == keys_.end()) it = std::find_if(keys_.begin(), keys_.end(), has_ttl);
+      }
+      if (logically_expired(it->second, call.now_ms)) expired.push_back(it);
     }
-    for (const std::string& key : expired)
-      delete_expired(call, keys_.find(key));
+    for (const Keyspace::iterator& key : expired)
+      delete_expired(call, key);
     if (static_cast<int>(expired.size()) * 100 <= sampled * 10) break;
   }
 }

@@ -245,7 +245,7 @@ class RedisEngine {
   bool has_ready_keys() const { return !ready_keys_.empty(); }
 
   std::size_t key_count() const { return keys_.size(); }
-  std::size_t keys_with_expiry() const { return volatile_keys_.size(); }
+  std::size_t keys_with_expiry() const { return volatile_count_; }
   const Value* peek(std::string_view key) const;  // raw: ignores expiry
   uint64_t expired_keys() const { return expired_keys_; }
   const ScriptLimitStats& script_limits() const { return script_limits_; }
@@ -294,20 +294,18 @@ class RedisEngine {
   void delete_expired(Call& call, Keyspace::iterator it);
   bool remove_key(std::string_view key);
   void erase_key(Keyspace::iterator it);  // remove_key for an entry already found
-  // The nodes of the last key erased and of its entry in volatile_keys_, kept (when they hold
+  // The node of the last key erased, kept (when it holds
   // little) for the next new key: its key's and value's room is reused and no node allocated.
   // A lock key is set and deleted again and again.
   void keep_spare(Keyspace::node_type node);
-  void add_volatile_key(std::string_view key);
   Value& set_string(std::string_view key, std::string_view value, bool keep_ttl);
   // set_string at `place`, lookup_for_store's: the key's entry or where the key goes.
   Value& set_string_at(Keyspace::iterator place, std::string_view key, std::string_view value,
                        bool keep_ttl);
   // set_string for a key just looked up and found (`existing` is its value).
-  Value& overwrite_string(std::string_view key, Value& existing, std::string_view value,
-                          bool keep_ttl);
-  void set_expiry(std::string_view key, Value& value, int64_t when_ms);
-  void clear_expiry(std::string_view key, Value& value);
+  Value& overwrite_string(Value& existing, std::string_view value, bool keep_ttl);
+  void set_expiry(Value& value, int64_t when_ms);
+  void clear_expiry(Value& value);
 
  public:
   // Command handlers (engine_*.cpp); public only so the command table can name them.
@@ -391,14 +389,15 @@ class RedisEngine {
   bool ttls_as_sent_to_replicas_ = false;
   EngineConfig config_;
   Keyspace keys_;
-  using KeySet = std::set<std::string, std::less<>>;
-  KeySet volatile_keys_;  // keys with a TTL, for active expiry
+  // Keys with a TTL. Active expiry walks them in key order, in keys_ (a set of them beside it
+  // cost a search, an insertion and an erasure in a second tree for every lock key set with a
+  // TTL and deleted).
+  std::size_t volatile_count_ = 0;
   // The entry found or stored last, or end(): a client's commands and a lock script's calls name
   // the same key again and again, and comparing it costs less than a descent of the tree.
   // erase_key and every clear of keys_ reset it.
   Keyspace::iterator last_found_ = keys_.end();
   Keyspace::node_type spare_key_;  // see keep_spare
-  KeySet::node_type spare_volatile_key_;
   uint64_t expired_keys_ = 0;
   ScriptLimitStats script_limits_;
   ScriptRun script_run_;

@@ -114,7 +114,7 @@ Reply RedisEngine::expire_generic(Call& call, int64_t base_ms, bool seconds) {
     emit(call, make_command(config_.lazyfree_lazy_expire ? "UNLINK" : "DEL", key));
     return Reply::integer_reply(1);
   }
-  set_expiry(key, *value, when_ms);
+  set_expiry(*value, when_ms);
   Command absolute = call.argv;
   absolute[0] = equals_ignore_case(call.argv[0], "pexpireat") ? call.argv[0] : "PEXPIREAT";
   if (base_ms != 0 || seconds) absolute[2] = format_int64(when_ms);
@@ -161,7 +161,7 @@ Reply RedisEngine::cmd_persist(Call& call) {
   const std::string& key = call.argv[1];
   Value* value = lookup(call, key);
   if (value == nullptr || value->expire_at_ms == no_expiry_ms) return Reply::integer_reply(0);
-  clear_expiry(key, *value);
+  clear_expiry(*value);
   emit_as_is(call);
   return Reply::integer_reply(1);
 }

@@ -36,7 +36,7 @@ Reply RedisEngine::cmd_flushall(Call& call) {
   }
   keys_.clear();
   last_found_ = keys_.end();
-  volatile_keys_.clear();
+  volatile_count_ = 0;
   emit_as_is(call);
   return Reply::ok();
 }

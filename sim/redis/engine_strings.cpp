@@ -221,10 +221,10 @@ Reply RedisEngine::set_generic(Call& call, int flags, std::string_view expire, b
   const bool keep_ttl = (flags & set_keepttl) != 0;
   // A key found is overwritten where it lies; one not found (absent, or expired on a replica,
   // which keeps it) goes where the lookup's search left `place`.
-  Value& value = found ? overwrite_string(key, *existing, new_value, keep_ttl)
+  Value& value = found ? overwrite_string(*existing, new_value, keep_ttl)
                        : set_string_at(place, key, new_value, keep_ttl);
   if (has_expire) {
-    set_expiry(key, value, when_ms);
+    set_expiry(value, when_ms);
     if (ttls_as_sent_to_replicas_) {
       emit_ttl(call, true, PropagatedCommand::set_pxat(key, new_value, when_ms));
     } else {
@@ -283,10 +283,10 @@ Reply RedisEngine::cmd_getex(Call& call) {
     remove_key(key);
     emit(call, make_command(config_.lazyfree_lazy_expire ? "UNLINK" : "DEL", key));
   } else if (expire != nullptr) {
-    set_expiry(key, *value, when_ms);
+    set_expiry(*value, when_ms);
     emit(call, make_command("PEXPIREAT", key, format_int64(when_ms)));
   } else if ((flags & set_persist) && value->expire_at_ms != no_expiry_ms) {
-    clear_expiry(key, *value);
+    clear_expiry(*value);
     emit(call, make_command("PERSIST", key));
   }
   return reply;

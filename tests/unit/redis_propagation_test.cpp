@@ -1,12 +1,16 @@
 // Unit tests of propagation's compact commands (PropagatedCommand): a compact DEL key or SET key
 // value PXAT ms reads as the argv the general form holds, byte for byte, and counts the same RESP
-// bytes in the replication offset; and of a script's effects, made where its caller's go.
+// bytes in the replication offset; of a script's effects, made where its caller's go; and of
+// active expiry walking the keys with a TTL in the keyspace itself, as a set of them would.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "sim/kernel/random.hpp"
 #include "sim/redis/engine.hpp"
 #include "sim/redis/text.hpp"
 #include "sim/replication/wire.hpp"
@@ -186,6 +190,137 @@ TEST(PropagatedCommand, AMasterWithoutReplicasCountsTheirRespBytes) {
       static_cast<int64_t>(resp_of(make_command("DEL", "lock")).size()) +
       static_cast<int64_t>(resp_of(make_command("SET", "a", "1")).size());
   EXPECT_EQ(world.node("M").replication_offset(), expected);
+}
+
+// The keys active expiry deletes, as the engine chose them with a sorted set of the keys with a
+// TTL beside the keyspace: a loop draws a start in the set, samples 20 from there on (around
+// to the start of the set), deletes the expired ones and goes on while more than a tenth were.
+std::vector<std::string> expired_by_a_set(const std::vector<SnapshotEntry>& keyspace,
+                                          int64_t now_ms, Rng& rng) {
+  std::set<std::string> with_ttl;
+  std::vector<std::string> deleted;
+  for (const SnapshotEntry& entry : keyspace) {
+    if (entry.value.expire_at_ms != no_expiry_ms) with_ttl.insert(entry.key);
+  }
+  const auto expire_at = [&](const std::string& key) {
+    return std::find_if(keyspace.begin(), keyspace.end(),
+                        [&](const SnapshotEntry& entry) { return entry.key == key; })
+        ->value.expire_at_ms;
+  };
+  for (int loop = 0; loop < 16 && !with_ttl.empty(); ++loop) {
+    auto it = std::next(with_ttl.begin(), static_cast<std::ptrdiff_t>(rng.below(with_ttl.size())));
+    std::vector<std::string> expired;
+    const int sampled = std::min<int>(20, static_cast<int>(with_ttl.size()));
+    for (int i = 0; i < sampled; ++i) {
+      if (it == with_ttl.end()) it = with_ttl.begin();
+      if (now_ms > expire_at(*it)) expired.push_back(*it);
+      ++it;
+    }
+    for (const std::string& key : expired) {
+      with_ttl.erase(key);
+      deleted.push_back(key);
+    }
+    if (static_cast<int>(expired.size()) * 100 <= sampled * 10) break;
+  }
+  return deleted;
+}
+
+// Keys with and without a TTL mixed, some expired, more and fewer than a sample: the cycle
+// deletes the same keys in the same order as with the set, and counts what is left.
+TEST(ActiveExpiry, WalksTheKeysWithATtlInKeyOrderAsASetOfThemWould) {
+  std::size_t deleted_in_all = 0;
+  std::size_t cycles_past_a_loop = 0;  // more than one sample deleted (more than 20 keys seen)
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    Rng plan(seed);
+    Harness h;
+    const int keys = static_cast<int>(plan.between(1, 70));
+    for (int k = 0; k < keys; ++k) {
+      const std::string key = "k" + std::to_string(plan.below(1000));
+      switch (plan.below(4)) {
+        case 0:
+          h.run(base_ms, make_command("SET", key, "v"));
+          break;
+        case 1:  // expired at the cycle
+          h.run(base_ms, make_command("SET", key, "v", "PX", std::to_string(plan.between(1, 50))));
+          break;
+        case 2:  // not expired at the cycle
+          h.run(base_ms, make_command("SET", key, "v", "PX", "5000"));
+          break;
+        default:  // a TTL taken away or a key deleted
+          h.run(base_ms, make_command(plan.chance(1, 2) ? "PERSIST" : "DEL", key));
+          break;
+      }
+    }
+    const std::vector<SnapshotEntry> before = h.engine.snapshot();
+    const auto with_ttl = static_cast<std::size_t>(std::count_if(
+        before.begin(), before.end(),
+        [](const SnapshotEntry& entry) { return entry.value.expire_at_ms != no_expiry_ms; }));
+    ASSERT_EQ(h.engine.keys_with_expiry(), with_ttl) << seed;
+    Rng reference_rng(seed * 31);
+    const std::vector<std::string> expected =
+        expired_by_a_set(before, base_ms + 100, reference_rng);
+    Rng rng(seed * 31);
+    h.propagated.clear();
+    h.engine.active_expire_cycle(ExecutionContext{Instant::from_ms(base_ms + 100)}, rng,
+                                 h.propagated);
+    std::vector<std::string> deleted;
+    for (const Propagated& effect : h.propagated)
+      deleted.push_back(effect.command[1]);
+    EXPECT_EQ(deleted, expected) << seed;
+    EXPECT_EQ(h.engine.keys_with_expiry(), with_ttl - expected.size()) << seed;
+    deleted_in_all += deleted.size();
+    cycles_past_a_loop += deleted.size() > 20 ? 1 : 0;
+  }
+  EXPECT_GT(deleted_in_all, 200u);
+  EXPECT_GT(cycles_past_a_loop, 0u);
+}
+
+// The count of keys with a TTL follows every way a TTL comes and goes.
+TEST(ActiveExpiry, CountsTheKeysWithATtlThroughEveryChange) {
+  Harness h;
+  const auto counted = [&] {
+    std::size_t count = 0;
+    for (const SnapshotEntry& entry : h.engine.snapshot())
+      count += entry.value.expire_at_ms != no_expiry_ms ? 1 : 0;
+    return count;
+  };
+  const std::vector<Command> steps = {
+      make_command("SET", "a", "1", "PX", "100"),
+      make_command("SET", "a", "2", "KEEPTTL"),
+      make_command("SET", "a", "3"),
+      make_command("EXPIRE", "a", "10"),
+      make_command("PEXPIRE", "a", "20"),
+      make_command("PERSIST", "a"),
+      make_command("SETEX", "b", "5", "x"),
+      make_command("GETEX", "b", "PERSIST"),
+      make_command("GETEX", "b", "PX", "30"),
+      make_command("GETDEL", "b"),
+      make_command("PSETEX", "c", "40", "y"),
+      make_command("INCR", "c"),
+      make_command("SET", "c", "z", "EX", "1"),
+      make_command("EXPIRE", "c", "-1"),
+      make_command("SET", "d", "1", "PX", "1"),
+      make_command("RPUSH", "l", "e"),
+      make_command("PEXPIRE", "l", "100"),
+      make_command("LPOP", "l"),
+      make_command("HSET", "h", "f", "v"),
+      make_command("PEXPIRE", "h", "100"),
+      make_command("SET", "e", "1", "PX", "5"),
+      make_command("FLUSHALL"),
+      make_command("SET", "f", "1", "PX", "5"),
+  };
+  for (const Command& step : steps) {
+    h.run(base_ms, step);
+    EXPECT_EQ(h.engine.keys_with_expiry(), counted()) << describe(step);
+  }
+  // An expired key's deletion on access, and a restore.
+  h.run(base_ms + 10, make_command("GET", "f"));
+  EXPECT_EQ(h.engine.keys_with_expiry(), 0u);
+  h.engine.restore({{"x", Value{.string = "1", .expire_at_ms = base_ms + 5}},
+                    {"y", Value{.string = "2"}},
+                    {"z", Value{.string = "3", .expire_at_ms = base_ms + 500}}},
+                   Instant::from_ms(base_ms + 10), /*skip_expired=*/true);
+  EXPECT_EQ(h.engine.keys_with_expiry(), 1u);
 }
 
 }  // namespace
