@@ -208,9 +208,10 @@ int64_t formatted_length(int64_t value) {
   return decimal_digits(magnitude) + (value < 0 ? 1 : 0);
 }
 
-// `$<size>\r\n<bytes>\r\n`
+// `$<size>\r\n<bytes>\r\n` (a compact command's words have one or two digits of size).
 int64_t bulk_length(std::size_t size) {
-  return 1 + decimal_digits(size) + 2 + static_cast<int64_t>(size) + 2;
+  const int64_t digits = size < 10 ? 1 : size < 100 ? 2 : decimal_digits(size);
+  return 1 + digits + 2 + static_cast<int64_t>(size) + 2;
 }
 
 // `*<argc>\r\n`

@@ -63,8 +63,7 @@ void RedisNode::on_restart() {
   arm_expire_timer();
 }
 
-void RedisNode::arm_expire_timer() {
-  if (timer_armed_ || engine_.replica() || engine_.keys_with_expiry() == 0) return;
+void RedisNode::start_expire_timer() {
   timer_armed_ = true;
   const int64_t hz = engine_.config().hz < 1 ? 1 : engine_.config().hz;
   start_timer(ClockKind::monotonic, monotonic_now() + Duration::from_ms(1000 / hz),

@@ -63,8 +63,12 @@ class RedisNode : public ServerProcess {
   // Timer tags from here up are BLPOP timeouts (subclasses pass them to RedisNode::on_timer).
   static constexpr uint64_t block_timer_tag_base = uint64_t{1} << 62;
   // Starts the active-expire timer if this node expires keys and some key has a TTL (a promoted
-  // replica calls it: from then on it expires keys with its own clock, F5).
-  void arm_expire_timer();
+  // replica calls it: from then on it expires keys with its own clock, F5). Inline, as it is
+  // asked after every command and the answer is nearly always "armed already" or "no TTL".
+  void arm_expire_timer() {
+    if (timer_armed_ || engine_.replica() || engine_.keys_with_expiry() == 0) return;
+    start_expire_timer();
+  }
   // While a script is busy: takes the message (answered, or kept for after the script) and
   // returns true; subclasses call it first in on_message. Likewise for timers (the busy
   // script's own, and the others, kept until it ends).
@@ -74,6 +78,7 @@ class RedisNode : public ServerProcess {
 
  private:
   void flush_effects();
+  void start_expire_timer();
 
   // A connection: the requesting process and its incarnation.
   using Connection = std::pair<ProcessId, uint32_t>;

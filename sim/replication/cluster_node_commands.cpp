@@ -25,18 +25,28 @@ Reply ClusterNode::handle(const Message& request) {
   const Command& argv = request.command();
   // Compared in place: a lowercased copy of every command's name cost an allocation a request.
   const std::string& name = argv.front();
-  // ROLE and INFO (4 letters), SLAVEOF (7) and REPLICAOF (9): any other length goes straight on
-  // (SET, for one, is compared with none of them).
-  if (name.size() != 4 && name.size() != 7 && name.size() != 9) return handle_command(request);
-  if (argv.size() == 1 && equals_ignore_case(name, "role")) return role_reply();
-  if (equals_ignore_case(name, "replicaof") || equals_ignore_case(name, "slaveof")) {
-    if (argv.size() != 3) return Reply::error(redis_text::wrong_arity(to_lower(name)));
-    return replicaof(argv);
-  }
-  if (equals_ignore_case(name, "info")) {
-    Reply reply = RedisNode::handle(request);  // the engine decides whether the section is asked
-    if (reply.type == ReplyType::bulk && !reply.text.empty()) reply.text = info_text();
-    return reply;
+  // ROLE and INFO (4 letters), SLAVEOF (7) and REPLICAOF (9): a name is compared only with those
+  // of its length (SET with none of them, EVAL with ROLE's and INFO's first letters only).
+  switch (name.size()) {
+    case 4: {
+      const char first = static_cast<char>(name[0] | 0x20);  // A-Z lowered; no other byte made r/i
+      if (first == 'r' && argv.size() == 1 && equals_ignore_case(name, "role")) return role_reply();
+      if (first == 'i' && equals_ignore_case(name, "info")) {
+        Reply reply = RedisNode::handle(request);  // the engine decides whether it is asked
+        if (reply.type == ReplyType::bulk && !reply.text.empty()) reply.text = info_text();
+        return reply;
+      }
+      break;
+    }
+    case 7:
+    case 9:
+      if (equals_ignore_case(name, "replicaof") || equals_ignore_case(name, "slaveof")) {
+        if (argv.size() != 3) return Reply::error(redis_text::wrong_arity(to_lower(name)));
+        return replicaof(argv);
+      }
+      break;
+    default:
+      break;
   }
   return handle_command(request);
 }
