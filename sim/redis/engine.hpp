@@ -322,6 +322,9 @@ class RedisEngine {
   Reply cmd_getdel(Call& call);
   Reply cmd_getex(Call& call);
   Reply cmd_del(Call& call);
+  // DEL of one key as cmd_del makes it for `name key` (a native lock script's, scripting.cpp):
+  // how many it deleted, its propagation `name key`.
+  int64_t delete_one(Call& call, std::string_view name, std::string_view key);
   Reply cmd_exists(Call& call);
   Reply cmd_type(Call& call);
   Reply cmd_expire(Call& call);

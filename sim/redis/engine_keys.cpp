@@ -22,6 +22,15 @@ Reply RedisEngine::cmd_del(Call& call) {
   return Reply::integer_reply(deleted);
 }
 
+int64_t RedisEngine::delete_one(Call& call, std::string_view name, std::string_view key) {
+  // cmd_del's steps for a single key.
+  const auto it = find_live(call, key);
+  if (it == keys_.end()) return 0;
+  erase_key(it);
+  call.propagate.emplace_back().command.make_pair(name, key);  // emit_as_is's
+  return 1;
+}
+
 Reply RedisEngine::cmd_exists(Call& call) {
   int64_t count = 0;
   for (std::size_t j = 1; j < call.argv.size(); ++j) {

@@ -1501,6 +1501,36 @@ const Reply* ScriptRunner::native_call(const RedisEngine::CommandSpec* spec, std
   return &made.reply;
 }
 
+const Reply* ScriptRunner::native_del(const std::string& key, std::size_t& run_bytes) {
+  // native_call's write count.
+  argument_bytes += key.size();
+  if (argument_bytes > memory_bytes_max()) return nullptr;
+  RecordedCall& made = prefix_.emplace_back();
+  // call_from_script's refusal of a write on a replica, and its note of the first write.
+  if (engine_.replica() && !current_->from_master) {
+    made.refusal = std::string("-") + RedisEngine::replica_readonly_error();
+    return nullptr;
+  }
+  if (!wrote) {
+    wrote = true;
+    engine_.script_run_.wrote_at = instructions_used;
+  }
+  // call_engine's, with cmd_del's for the one key.
+  static const RedisEngine::CommandSpec* const del = RedisEngine::find_command("DEL");
+  static const Command no_arguments;
+  std::vector<Propagated>& propagate = current_->propagate;
+  const std::size_t from = propagate.size();
+  RedisEngine::Call inner{no_arguments, current_->now_ms, current_->wall_now, current_->from_master,
+                          true,         propagate};
+  inner.spec = del;
+  made.reply = Reply::integer_reply(engine_.delete_one(inner, "DEL", key));
+  take_produced(propagate, from);
+  // native_call's checks of the reply (an integer: no text).
+  run_bytes += lua_bytes_per_string;
+  if (!may_run_natively(run_bytes)) return nullptr;
+  return &made.reply;
+}
+
 ScriptRunner::NativeRun ScriptRunner::run_native(const Function& function, RedisEngine::Call& call,
                                                  int64_t key_count, Reply& reply) {
   const Command& argv = call.argv;
@@ -1522,7 +1552,6 @@ ScriptRunner::NativeRun ScriptRunner::run_native(const Function& function, Redis
   if (argument_text > native_text_bytes_max) return NativeRun::not_run;
   run_bytes += argument_text + (argv.size() - 3) * lua_bytes_per_string;
   if (!may_run_natively(run_bytes)) return NativeRun::not_run;
-  static const RedisEngine::CommandSpec* const del = RedisEngine::find_command("DEL");
   static const RedisEngine::CommandSpec* const pexpire = RedisEngine::find_command("PEXPIRE");
   const std::string& key = argv[3];
   const std::string& value = argv[3 + keys];
@@ -1546,7 +1575,7 @@ ScriptRunner::NativeRun ScriptRunner::run_native(const Function& function, Redis
   } else if (ours) {
     const bool expire = function.native == Native::pexpire_if_value;
     const Reply* done = expire ? native_call(pexpire, "PEXPIRE", key, &argv[4 + keys], run_bytes)
-                               : native_call(del, "DEL", key, nullptr, run_bytes);
+                               : native_del(key, run_bytes);
     if (done == nullptr || done->type != ReplyType::integer) return in_lua();
     // The integer went through a Lua number.
     result = truncate_number(static_cast<lua_Number>(done->integer));

@@ -131,6 +131,9 @@ class ScriptRunner {
   const Reply* native_call(const RedisEngine::CommandSpec* spec, std::string_view name,
                            const std::string& key, const std::string* argument,
                            std::size_t& run_bytes);
+  // native_call for DEL of `key`, with call_from_script's and call_engine's steps made here
+  // (DEL is known, of its arity, allowed in scripts and a write) and no argv built.
+  const Reply* native_del(const std::string& key, std::size_t& run_bytes);
   // A native run's first call, GET of `key`, made as call_from_script makes it, its reply
   // written in native_get_reply_ (whose text keeps its room from run to run); it is recorded in
   // prefix_ only when the run goes on in Lua.
