@@ -301,9 +301,14 @@ int64_t PropagatedCommand::resp_length() const {
   return resp_length(argv_);
 }
 
+namespace {
+// Built when the program starts (command_table is constant): a lookup checks no guard. No
+// initializer of another file's statics looks a command up.
+const CommandIndex command_index;
+}  // namespace
+
 const RedisEngine::CommandSpec* RedisEngine::find_command(std::string_view name) {
-  static const CommandIndex index;
-  return index.find(name);
+  return command_index.find(name);
 }
 
 const char* RedisEngine::replica_readonly_error() {
@@ -436,7 +441,7 @@ Reply RedisEngine::busy_reply(const Command& command) const {
 
 Reply RedisEngine::dispatch(Call& call) {
   if (call.argv.empty()) return Reply::error("ERR empty command");
-  const CommandSpec* spec = find_command(call.argv[0]);
+  const CommandSpec* spec = command_index.find(call.argv[0]);  // find_command, inline
   if (spec == nullptr) return Reply::error(unknown_command_error(call.argv));
   const auto argc = static_cast<int>(call.argv.size());
   if ((spec->arity > 0 && argc != spec->arity) || argc < -spec->arity) {
