@@ -1556,19 +1556,23 @@ ScriptRunner::NativeRun ScriptRunner::run_native(const Function& function, Redis
   const std::string& key = argv[3];
   const std::string& value = argv[3 + keys];
   prefix_.clear();
-  const Reply& current = native_get(key);
+  NativeGet current = native_get(key);
   // The run goes on in Lua with the calls made so far, GET's first.
   const auto in_lua = [&] {
-    prefix_.insert(prefix_.begin(), RecordedCall{current, {}});
+    prefix_.insert(prefix_.begin(), RecordedCall{current.reply(), {}});
     return NativeRun::partly;
   };
   // native_call's checks of a call made.
-  if (current.is_error() || current.text.size() > native_text_bytes_max) return in_lua();
+  if (current.type == ReplyType::error || current.text.size() > native_text_bytes_max) {
+    return in_lua();
+  }
   run_bytes += current.text.size() + lua_bytes_per_string;
   if (!may_run_natively(run_bytes)) return in_lua();
   const bool missing = current.type == ReplyType::nil || current.type == ReplyType::nil_array;
   if (!missing && current.type != ReplyType::bulk) return in_lua();
   const bool ours = !missing && current.text == value;
+  // The same bytes in the argument, which outlive the key (the call below may delete it).
+  if (ours) current.text = value;
   int64_t result = 0;
   if (function.native == Native::delete_if_value_or_report_missing && missing) {
     result = -1;
@@ -1589,12 +1593,12 @@ ScriptRunner::NativeRun ScriptRunner::run_native(const Function& function, Redis
 }
 
 void ScriptRunner::append_owed(const Function& function, const Command& argv, int64_t key_count,
-                               std::size_t run_bytes, const Reply& first) {
+                               std::size_t run_bytes, const NativeGet& first) {
   constexpr std::size_t word = sizeof(uint64_t);
   const auto reply_size = [](const Reply& reply) {
     return 2 * word + (reply.type == ReplyType::bulk ? reply.text.size() : 0);
   };
-  std::size_t size = 5 * word + reply_size(first);
+  std::size_t size = 5 * word + 2 * word + (first.type == ReplyType::bulk ? first.text.size() : 0);
   for (std::size_t j = 3; j < argv.size(); ++j)
     size += word + argv[j].size();
   for (const RecordedCall& made : prefix_)
@@ -1622,7 +1626,13 @@ void ScriptRunner::append_owed(const Function& function, const Command& argv, in
       out.word(0);
     }
   };
-  record(first);
+  if (first.type == ReplyType::bulk) {  // as record() writes a bulk or a nil
+    out.word(owed_bulk);
+    out.text(first.text);
+  } else {
+    out.word(owed_nil);
+    out.word(0);
+  }
   for (const RecordedCall& made : prefix_)
     record(made.reply);
   SIM_ASSERT(out.at == start + size);
@@ -1789,9 +1799,10 @@ void ScriptRunner::take_produced(std::vector<Propagated>& propagate, std::size_t
     propagate[i].target = target;
 }
 
-const Reply& ScriptRunner::native_get(const std::string& key) {
+ScriptRunner::NativeGet ScriptRunner::native_get(const std::string& key) {
   // GET is known, of its arity, allowed in scripts and not a write: call_from_script hands it
-  // straight to call_engine, whose steps these are (GET reads no argument but its key).
+  // straight to call_engine, whose steps these are (GET reads no argument but its key), and
+  // cmd_get's, its reply not written out.
   static const RedisEngine::CommandSpec* const get = RedisEngine::find_command("GET");
   static const Command no_arguments;
   std::vector<Propagated>& propagate = current_->propagate;
@@ -1799,9 +1810,22 @@ const Reply& ScriptRunner::native_get(const std::string& key) {
   RedisEngine::Call inner{no_arguments, current_->now_ms, current_->wall_now, current_->from_master,
                           true,         propagate};
   inner.spec = get;
-  engine_.get_into(inner, key, native_get_reply_);
+  NativeGet got;
+  if (const Value* value = engine_.lookup(inner, key)) {
+    if (value->type != ValueType::string) {
+      got = NativeGet{ReplyType::error, wrong_type};
+    } else {
+      got = NativeGet{ReplyType::bulk, value->string};
+    }
+  }
   take_produced(propagate, from);
-  return native_get_reply_;
+  return got;
+}
+
+Reply ScriptRunner::NativeGet::reply() const {
+  return type == ReplyType::bulk    ? Reply::bulk(text)
+         : type == ReplyType::error ? Reply::error(text)
+                                    : Reply::nil_reply();
 }
 
 Reply ScriptRunner::script_command(RedisEngine::Call& call) {

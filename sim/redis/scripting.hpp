@@ -134,15 +134,21 @@ class ScriptRunner {
   // native_call for DEL of `key`, with call_from_script's and call_engine's steps made here
   // (DEL is known, of its arity, allowed in scripts and a write) and no argv built.
   const Reply* native_del(const std::string& key, std::size_t& run_bytes);
-  // A native run's first call, GET of `key`, made as call_from_script makes it, its reply
-  // written in native_get_reply_ (whose text keeps its room from run to run); it is recorded in
-  // prefix_ only when the run goes on in Lua.
-  const Reply& native_get(const std::string& key);
+  // A native run's first call, GET of `key`, made as call_from_script makes it (cmd_get's steps),
+  // its reply read where it lies: nil, WRONGTYPE's error, or a bulk whose bytes are the key's
+  // value in the keyspace (valid until the run writes; run_native points them at its argument
+  // when they are the same). It is written as a Reply (reply()) only when the run goes on in Lua.
+  struct NativeGet {
+    ReplyType type = ReplyType::nil;
+    std::string_view text;
+    Reply reply() const;  // the reply get_into writes
+  };
+  NativeGet native_get(const std::string& key);
   bool may_run_natively(std::size_t run_bytes) const;
   static Native native_kind(std::string_view sha);
-  // `first` is the run's GET reply; prefix_ holds the calls made after it.
+  // `first` is the run's GET reply (nil or bulk); prefix_ holds the calls made after it.
   void append_owed(const Function& function, const Command& argv, int64_t key_count,
-                   std::size_t run_bytes, const Reply& first);
+                   std::size_t run_bytes, const NativeGet& first);
   void append_owed_compile(Function& function, const std::string& body);
   void forget_owed();
   struct RecordedCall {
@@ -211,7 +217,6 @@ class ScriptRunner {
   // arguments, two or three of them (native_call).
   Command native_argv2_ = Command(2);
   Command native_argv3_ = Command(3);
-  Reply native_get_reply_;
 };
 
 }  // namespace redlock_sim

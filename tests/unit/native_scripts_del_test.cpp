@@ -1,7 +1,9 @@
 // A native lock script's DEL is made without building its argv or going through
 // call_from_script (ScriptRunner::native_del): it answers, refuses, propagates and notes its
 // write as the general path and Lua do, on a master, on a replica (refused unless from its
-// master) and on a key that expired.
+// master) and on a key that expired. Its GET's reply is read in the keyspace, not copied
+// (ScriptRunner::NativeGet): what is owed to Lua is the value read even when the run deletes the
+// key after.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -84,6 +86,44 @@ TEST(NativeScripts, ADelAnswersRefusesAndPropagatesAsLuasDoes) {
   EXPECT_EQ(native.wrote_at[2], 0u);                // it wrote
   EXPECT_EQ(native.wrote_at[1], ScriptRun::never);  // it did not
   EXPECT_EQ(native.propagated[1].command, make_command("DEL", "lock"));
+}
+
+// The compare-and-PEXPIRE script with a time already past deletes the key it read; its owed run,
+// made in Lua when another script comes, is answered the value it read. Replies, propagation and
+// the keyspace as Lua alone makes them.
+TEST(NativeScripts, ARunThatDeletesTheKeyItReadOwesWhatItRead) {
+  std::vector<std::vector<Reply>> replies;
+  std::vector<std::vector<Propagated>> propagated;
+  std::vector<std::size_t> keys;
+  for (const bool native : {true, false}) {
+    ScriptRunner::run_known_scripts_natively(native);
+    RedisEngine engine;
+    std::vector<Propagated>& effects = propagated.emplace_back();
+    std::vector<Reply>& got = replies.emplace_back();
+    const auto run = [&](const Command& command) {
+      got.push_back(engine.execute(command, ExecutionContext{Instant::from_ms(now_ms)}, effects));
+    };
+    const std::string token(300, 't');  // past a kept node's room: the deleted key is freed
+    run(make_command("SET", "lock", token, "PX", "10000"));
+    run(make_command("EVAL", std::string(scripts::pexpire_if_value.text), "1", "lock", token,
+                     "-5"));
+    run(make_command("SET", "lock", token, "PX", "10000"));
+    run(eval(scripts::delete_if_value, "lock", token));
+    if (native) {
+      EXPECT_EQ(engine.owed_script_runs(), 4u);  // two compilations, two runs
+    }
+    run(make_command("EVAL", "return redis.call('exists', 'lock')", "0"));
+    EXPECT_EQ(engine.owed_script_runs(), 0u);
+    keys.push_back(engine.key_count());
+  }
+  ScriptRunner::run_known_scripts_natively(true);
+  EXPECT_EQ(replies[0], replies[1]);
+  EXPECT_EQ(propagated[0], propagated[1]);
+  EXPECT_EQ(keys[0], keys[1]);
+  ASSERT_EQ(replies[0].size(), 5u);
+  EXPECT_TRUE(replies[0][1].is_integer(1));
+  EXPECT_TRUE(replies[0][3].is_integer(1));
+  EXPECT_TRUE(replies[0][4].is_integer(0));
 }
 
 }  // namespace
