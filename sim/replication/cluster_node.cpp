@@ -165,6 +165,15 @@ void ClusterNode::on_effects(std::vector<Propagated>& effects) {
   if (effects_observer_) effects_observer_(*this, effects);
   // Without a backlog only the offset moves (add_to_backlog), with no commands gathered first.
   const bool offset_only = this->offset_only();
+  if (offset_only && !persistence_.aof_enabled()) {
+    // The common case (a master without replicas or AOF): the loop below with nothing to append,
+    // gather or fsync.
+    if (!is_master() || applying_stream_) return;
+    for (const Propagated& effect : effects) {
+      if (effect.target != PropagationTarget::aof) offset_ += effect.command.resp_length();
+    }
+    return;
+  }
   std::vector<Command> to_replicas;
   for (Propagated& effect : effects) {
     // Read as an argv only where one is kept (PropagatedCommand): the offset needs its length.

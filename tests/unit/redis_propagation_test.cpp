@@ -192,6 +192,31 @@ TEST(PropagatedCommand, AMasterWithoutReplicasCountsTheirRespBytes) {
   EXPECT_EQ(world.node("M").replication_offset(), expected);
 }
 
+// Only what goes to replicas moves the offset: a script's writes for the AOF alone
+// (redis.set_repl) do not, with the AOF off or on.
+TEST(PropagatedCommand, AMasterWithoutReplicasCountsOnlyWhatGoesToReplicas) {
+  using namespace cluster_test;
+  for (const bool aof : {false, true}) {
+    ClusterWorld world(
+        {aof ? master_spec("M", cluster_test::aof(AppendFsync::always)) : master_spec("M")});
+    const std::string body =
+        "redis.set_repl(redis.REPL_AOF); redis.call('set', 'a', '1'); "
+        "redis.set_repl(redis.REPL_REPLICA); redis.call('del', 'a'); return 1";
+    world.send_at(0, "M", make_command("EVAL", body, "0"));
+    world.run_until(100);
+    // MULTI, DEL a and EXEC go to replicas; SET a 1 to the AOF only.
+    const int64_t expected = static_cast<int64_t>(resp_of(make_command("MULTI")).size() +
+                                                  resp_of(make_command("del", "a")).size() +
+                                                  resp_of(make_command("EXEC")).size());
+    EXPECT_EQ(world.node("M").replication_offset(), expected) << aof;
+    if (aof) {
+      const std::vector<Command> written = {make_command("MULTI"), make_command("set", "a", "1"),
+                                            make_command("EXEC")};
+      EXPECT_EQ(world.node("M").persistence().disk().aof, written);
+    }
+  }
+}
+
 // The keys active expiry deletes, as the engine chose them with a sorted set of the keys with a
 // TTL beside the keyspace: a loop draws a start in the set, samples 20 from there on (around
 // to the start of the set), deletes the expired ones and goes on while more than a tenth were.
