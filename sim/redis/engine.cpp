@@ -497,7 +497,7 @@ void RedisEngine::delete_expired(Call& call, Keyspace::iterator it) {
   if (call.in_script) scripts_->note_expired(it->first, it->second);
   call.propagate.emplace_back().command.make_pair(config_.lazyfree_lazy_expire ? "UNLINK" : "DEL",
                                                   it->first);
-  erase_key(it);  // it has a TTL: in volatile_keys_
+  erase_key(it);  // it has a TTL: counted in volatile_count_
   ++expired_keys_;
 }
 

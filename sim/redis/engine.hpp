@@ -294,9 +294,9 @@ class RedisEngine {
   void delete_expired(Call& call, Keyspace::iterator it);
   bool remove_key(std::string_view key);
   void erase_key(Keyspace::iterator it);  // remove_key for an entry already found
-  // The node of the last key erased, kept (when it holds
-  // little) for the next new key: its key's and value's room is reused and no node allocated.
-  // A lock key is set and deleted again and again.
+  // The node of the last key erased, kept (when it holds little) for the next new key: its key's
+  // and value's room is reused and no node allocated. A lock key is set and deleted again and
+  // again.
   void keep_spare(Keyspace::node_type node);
   Value& set_string(std::string_view key, std::string_view value, bool keep_ttl);
   // set_string at `place`, lookup_for_store's: the key's entry or where the key goes.
