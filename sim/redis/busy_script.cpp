@@ -10,8 +10,6 @@
 namespace redlock_sim {
 
 namespace {
-constexpr uint64_t busy_timed_out_tag = uint64_t{1} << 61;
-constexpr uint64_t busy_end_tag = busy_timed_out_tag + 1;
 const char* const unkillable_text =
     "UNKILLABLE Sorry the script already executed write commands against the dataset. You can "
     "either wait the script termination or kill the server in a hard way using the SHUTDOWN "
@@ -47,7 +45,7 @@ bool RedisNode::take_while_busy(Message& message) {
   return true;
 }
 
-bool RedisNode::take_timer_while_busy(uint64_t tag) {
+bool RedisNode::take_timer_while_busy_slow(uint64_t tag) {
   if (tag == busy_timed_out_tag || tag == busy_end_tag) {
     on_busy_timer(tag);
     return true;

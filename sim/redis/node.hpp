@@ -73,7 +73,12 @@ class RedisNode : public ServerProcess {
   // returns true; subclasses call it first in on_message. Likewise for timers (the busy
   // script's own, and the others, kept until it ends).
   bool take_while_busy(Message& message);
-  bool take_timer_while_busy(uint64_t tag);
+  // Inline: asked for every timer, and nearly always no script is busy and the timer is not one
+  // of a busy script's.
+  bool take_timer_while_busy(uint64_t tag) {
+    if (!busy_ && tag != busy_timed_out_tag && tag != busy_end_tag) return false;
+    return take_timer_while_busy_slow(tag);
+  }
   bool busy() const { return busy_.has_value(); }
 
  private:
@@ -119,6 +124,10 @@ class RedisNode : public ServerProcess {
     std::deque<Message> held;  // requests and messages for after it, in arrival order
     std::vector<uint64_t> held_timers;  // timer tags that fell due meanwhile
   };
+  // A busy script's timers: it times out (busy-reply-threshold), it ends.
+  static constexpr uint64_t busy_timed_out_tag = uint64_t{1} << 61;
+  static constexpr uint64_t busy_end_tag = busy_timed_out_tag + 1;
+  bool take_timer_while_busy_slow(uint64_t tag);
   void start_busy(const Message& request, Reply reply);
   void on_busy_timer(uint64_t tag);
   void answer_while_busy(Message& message);
