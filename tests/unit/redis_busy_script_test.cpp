@@ -76,6 +76,26 @@ TEST(RedisBusyScript, OthersGetBusyUntilTheScriptEnds) {
   EXPECT_EQ(world.node.engine().script_limits().busy, 1u);
 }
 
+// No time event runs while a script is busy: the active-expire cycle that falls due meanwhile
+// (100 ms after a key got a TTL) waits for the script's end, then deletes the expired key.
+TEST(RedisBusyScript, TheExpireCycleWaitsForTheScriptsEnd) {
+  World world;
+  Seen set, script;
+  const std::string body = "local n = 0 for i = 1, 400000 do n = n + 1 end return n";
+  world.a.spawn(
+      request_at(world.a, Duration::zero(), make_command("SET", "x", "v", "PX", "20"), set));
+  world.b.spawn(
+      request_at(world.b, Duration::from_ms(50), make_command("EVAL", body, "0"), script));
+  world.simulator.run(Instant::from_ms(7000));
+  EXPECT_TRUE(set.outcome.reply.is_ok());
+  EXPECT_NE(world.node.engine().peek("x"), nullptr);  // expired, not yet deleted
+  EXPECT_EQ(world.node.engine().expired_keys(), 0u);
+  world.simulator.run();
+  EXPECT_TRUE(script.outcome.reply.is_integer(400000));
+  EXPECT_EQ(world.node.engine().peek("x"), nullptr);  // the held cycle ran at the script's end
+  EXPECT_EQ(world.node.engine().expired_keys(), 1u);
+}
+
 // SCRIPT KILL from another client stops an endless read-only script: the killer gets OK, the
 // caller Redis's killed-script error, and the node serves again; one sent before the 5 s mark
 // takes effect at it.
