@@ -28,6 +28,10 @@ struct KeyLifetime {
   std::optional<int64_t> expires_from_ms;
 };
 
+// In (node, key, start) order, ties as std::sort over those three leaves them (the order
+// result JSON has always had).
+std::vector<KeyLifetime> sorted_by_node_key_start(std::vector<KeyLifetime> lifetimes);
+
 class KeyTracker {
  public:
   // Feeds what a node propagated at true time `now` (AOF/replication form of its writes).
