@@ -200,11 +200,12 @@ std::vector<Window> merged(std::vector<Window> windows) {
   return out;
 }
 
+// `held` is merged: sorted, and each window starts after the one before ends, so the ends are in
+// order too. The only window that can overlap [start, end) is the first that ends after start.
 bool overlaps_any(const std::vector<Window>& held, Instant start, Instant end) {
-  for (const Window& w : held) {
-    if (w.first < end && start < w.second) return true;
-  }
-  return false;
+  const auto first_ending_after = std::partition_point(
+      held.begin(), held.end(), [start](const Window& w) { return w.second <= start; });
+  return first_ending_after != held.end() && first_ending_after->first < end;
 }
 }  // namespace
 
@@ -263,15 +264,20 @@ LivenessResult check_liveness(const History& history, const std::vector<HoldInte
               "lock '" + lock + "' wanted but held by nobody for " + ms_text(length) + " ms"});
     }
   };
+  // Both lists are merged (sorted, apart), so one pass over each: the holds that end by a wanted
+  // window's start end by the next one's too, and those that overlap a window are consecutive.
+  // (A loop over every hold for every window made a 1000-second run's check quadratic.)
   for (auto& [lock, windows] : wanted) {
     const std::vector<Window>& busy = held[lock];
+    std::size_t first_open = 0;  // the first hold that ends after the current window starts
     for (const Window& want : merged(windows)) {
+      while (first_open < busy.size() && busy[first_open].second <= want.first)
+        ++first_open;
       // The parts of `want` not covered by any hold.
       Instant cursor = want.first;
-      for (const Window& h : busy) {
-        if (h.second <= cursor || h.first >= want.second) continue;
-        if (h.first > cursor) gap(lock, cursor, h.first);
-        cursor = std::max(cursor, h.second);
+      for (std::size_t h = first_open; h < busy.size() && busy[h].first < want.second; ++h) {
+        if (busy[h].first > cursor) gap(lock, cursor, busy[h].first);
+        cursor = busy[h].second;
       }
       if (cursor < want.second) gap(lock, cursor, want.second);
     }

@@ -77,12 +77,13 @@ std::optional<int64_t> parse_integer(const std::string& text) {
   return value;
 }
 
-// Splits off the simulator's trailing `GRANT <id>` metadata.
-uint64_t take_grant_id(Command& argv) {
-  if (argv.size() >= 2 && argv[argv.size() - 2] == "GRANT") {
-    const uint64_t id = static_cast<uint64_t>(parse_integer(argv.back()).value_or(0));
-    argv.resize(argv.size() - 2);
-    return id;
+// The simulator's trailing `GRANT <id>` metadata: its id (0 without it), and the number of words
+// before it (the request itself, read in place: no copy of it is made).
+uint64_t grant_id_of(const Command& argv, std::size_t& words) {
+  words = argv.size();
+  if (words >= 2 && argv[words - 2] == "GRANT") {
+    words -= 2;
+    return static_cast<uint64_t>(parse_integer(argv.back()).value_or(0));
   }
   return 0;
 }
@@ -113,10 +114,11 @@ bool RegisterStore::token_is_stale(const Register& reg, int64_t token) const {
   return options_.reject_equal_token ? token <= *reg.highest_token : token < *reg.highest_token;
 }
 
-Reply RegisterStore::apply(Command argv, ProcessId client, Instant now) {
+Reply RegisterStore::apply(const Command& argv, ProcessId client, Instant now) {
   ResourceOp op{.applied_at = now, .client = client};
-  op.grant_id = take_grant_id(argv);
-  if (argv.size() < 2) return Reply::error("ERR resource: bad request");
+  std::size_t words = 0;
+  op.grant_id = grant_id_of(argv, words);
+  if (words < 2) return Reply::error("ERR resource: bad request");
   const std::string& verb = argv[0];
   op.resource = argv[1];
   Register& reg = registers_[op.resource];
@@ -125,8 +127,7 @@ Reply RegisterStore::apply(Command argv, ProcessId client, Instant now) {
 
   auto check_token = [&](std::size_t index, bool fenced) -> bool {
     if (!fenced) return true;
-    const std::optional<int64_t> token =
-        index < argv.size() ? parse_integer(argv[index]) : std::nullopt;
+    const std::optional<int64_t> token = index < words ? parse_integer(argv[index]) : std::nullopt;
     if (!token) {
       op.accepted = false;
       op.rejection = "missing fencing token";
@@ -150,15 +151,15 @@ Reply RegisterStore::apply(Command argv, ProcessId client, Instant now) {
       op.value = reg.value;
       reply = Reply::integer_reply(reg.value);
     }
-  } else if (verb == "WRITE" && argv.size() >= 3) {
+  } else if (verb == "WRITE" && words >= 3) {
     op.kind = ResourceOpKind::write;
     op.value = parse_integer(argv[2]).value_or(0);
     if (check_token(3, fenced_writes)) reg.value = op.value;
-  } else if (verb == "SETOWNER" && argv.size() >= 3) {
+  } else if (verb == "SETOWNER" && words >= 3) {
     op.kind = ResourceOpKind::set_owner;
     op.owner_token = argv[2];
     reg.owner = argv[2];
-  } else if (verb == "WRITEIFOWNER" && argv.size() >= 4) {
+  } else if (verb == "WRITEIFOWNER" && words >= 4) {
     op.kind = ResourceOpKind::write_if_owner;
     op.owner_token = argv[2];
     op.value = parse_integer(argv[3]).value_or(0);

@@ -75,7 +75,7 @@ class RegisterStore {
   explicit RegisterStore(Options options) : options_(options) {}
 
   // Applies one request from `client` at true time `now` and logs it.
-  Reply apply(Command argv, ProcessId client, Instant now);
+  Reply apply(const Command& argv, ProcessId client, Instant now);
   const std::vector<ResourceOp>& log() const { return log_; }
   int64_t value(const std::string& resource) const;
   FencingMode fencing() const { return options_.fencing; }

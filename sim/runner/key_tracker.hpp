@@ -28,6 +28,10 @@ struct KeyLifetime {
   std::optional<int64_t> expires_from_ms;
 };
 
+// In (node, key, start) order, ties as std::sort over those three leaves them (the order
+// result JSON has always had).
+std::vector<KeyLifetime> sorted_by_node_key_start(std::vector<KeyLifetime> lifetimes);
+
 class KeyTracker {
  public:
   // Feeds what a node propagated at true time `now` (AOF/replication form of its writes).
@@ -38,7 +42,7 @@ class KeyTracker {
                  std::optional<int64_t> expire_at_ms, Instant now);
   std::vector<KeyLifetime> lifetimes(const Simulator& simulator, Instant run_end) const;
   // Lifetimes kept so far, live and closed (for the run's memory count).
-  std::size_t kept() const { return live_.size() + closed_.size(); }
+  std::size_t kept() const { return live_count_ + closed_.size(); }
 
  private:
   struct Live {
@@ -46,11 +50,16 @@ class KeyTracker {
     Instant start;
     std::optional<int64_t> expire_at_ms;
   };
-  void close(ProcessId node, const std::string& key, Instant now, const char* reason);
-  void open(ProcessId node, const std::string& key, std::string value, Instant now,
-            std::optional<int64_t> expire_at_ms);
+  // A node's live keys, looked up by the command's key itself (no pair built for a search).
+  using Keys = std::map<std::string, Live, std::less<>>;
+  // Ends the piece at `it` (if any) for `reason` and starts one with `value` in its place.
+  void replace(ProcessId node, Keys& keys, Keys::iterator it, const std::string& key,
+               std::string value, Instant now, std::optional<int64_t> expire_at_ms,
+               const char* reason);
+  void close(ProcessId node, Keys& keys, const std::string& key, Instant now, const char* reason);
 
-  std::map<std::pair<ProcessId, std::string>, Live> live_;
+  std::map<ProcessId, Keys> live_;  // in (node, key) order, as lifetimes() lists them
+  std::size_t live_count_ = 0;
   struct Closed {
     ProcessId node;
     std::string key;

@@ -45,6 +45,24 @@ TEST(Resource, FenceWritesRejectsOlderTokens) {
   EXPECT_EQ(world.resource.log()[0].grant_id, 2u);
 }
 
+// The trailing `GRANT <id>` pair is the simulator's metadata, never the request's own words: a
+// fenced write with no token before it has none (GRANT is not read as its token), a request of
+// the pair alone is a bad request, and the store reads it where it lies (the request is not
+// copied to cut it off).
+TEST(Resource, GrantMetadataIsNotPartOfTheRequest) {
+  World world(FencingMode::fence_writes);
+  auto replies = world.run({make_command("WRITE", "r", "7", "GRANT", "3"),
+                            make_command("GRANT", "4"), make_command("READ", "GRANT")});
+  EXPECT_EQ(replies[0], Reply::error("STALE missing fencing token"));
+  EXPECT_EQ(replies[1], Reply::error("ERR resource: bad request"));
+  EXPECT_EQ(replies[2], Reply::integer_reply(0));  // READ of the register named "GRANT"
+  ASSERT_EQ(world.resource.log().size(), 2u);
+  EXPECT_EQ(world.resource.log()[0].grant_id, 3u);
+  EXPECT_EQ(world.resource.log()[1].resource, "GRANT");
+  EXPECT_EQ(world.resource.log()[1].grant_id, 0u);
+  EXPECT_EQ(world.resource.value("r"), 0);
+}
+
 // Fence-all: a read with a newer token makes an older token's read fail as well.
 TEST(Resource, FenceAllChecksReadsToo) {
   World world(FencingMode::fence_all);
