@@ -88,6 +88,14 @@ class PropagatedCommand {
   static int64_t resp_length(const Command& argv);
   // Whether it is held compact (for tests: the same command either way).
   bool compact() const { return form_ != Form::argv; }
+  // The compact forms read without writing them out (the run's key tracker reads every write):
+  // `name key` (is_pair) and SET key value PXAT when_ms (is_set_pxat).
+  bool is_pair() const { return form_ == Form::pair; }
+  bool is_set_pxat() const { return form_ == Form::set_pxat; }
+  std::string_view pair_name() const { return first(); }  // is_pair()
+  std::string_view compact_key() const { return form_ == Form::pair ? second() : first(); }
+  std::string_view set_value() const { return second(); }  // is_set_pxat()
+  int64_t set_when_ms() const { return when_ms_; }         // is_set_pxat()
 
   // Read as a container of its words (and printed so by tests).
   using value_type = std::string;

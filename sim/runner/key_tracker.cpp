@@ -15,7 +15,7 @@ bool is(std::string_view word, std::string_view upper_case) {
            return std::toupper(static_cast<unsigned char>(a)) == b;
          });
 }
-std::optional<int64_t> integer(const std::string& s) {
+std::optional<int64_t> integer(std::string_view s) {
   int64_t v = 0;
   auto [ptr, error] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (error != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
@@ -23,16 +23,27 @@ std::optional<int64_t> integer(const std::string& s) {
 }
 }  // namespace
 
-void KeyTracker::close(ProcessId node, Keys& keys, const std::string& key, Instant now,
+// A command's words, read where they lie: an argv's, or a compact `name key` pair's two.
+struct KeyTracker::Words {
+  const Command* argv = nullptr;
+  std::string_view pair[2];
+  std::size_t size() const { return argv != nullptr ? argv->size() : 2; }
+  std::string_view operator[](std::size_t i) const {
+    if (argv != nullptr) return (*argv)[i];
+    return i < 2 ? pair[i] : std::string_view();  // i < size(): only ever 0 or 1 here
+  }
+};
+
+void KeyTracker::close(ProcessId node, Keys& keys, std::string_view key, Instant now,
                        const char* reason) {
   auto it = keys.find(key);
   if (it == keys.end()) return;
-  closed_.push_back({node, key, std::move(it->second), now, reason});
+  closed_.push_back({node, std::string(key), std::move(it->second), now, reason});
   keys.erase(it);
   --live_count_;
 }
 
-void KeyTracker::replace(ProcessId node, Keys& keys, Keys::iterator it, const std::string& key,
+void KeyTracker::replace(ProcessId node, Keys& keys, Keys::iterator it, std::string_view key,
                          std::string value, Instant now, std::optional<int64_t> expire_at_ms,
                          const char* reason) {
   if (it == keys.end()) {
@@ -40,46 +51,67 @@ void KeyTracker::replace(ProcessId node, Keys& keys, Keys::iterator it, const st
     ++live_count_;
     return;
   }
-  closed_.push_back({node, key, std::move(it->second), now, reason});
+  closed_.push_back({node, std::string(key), std::move(it->second), now, reason});
   it->second = Live{std::move(value), now, expire_at_ms};
 }
 
 void KeyTracker::on_effects(ProcessId node, const std::vector<Command>& commands, Instant now) {
   Keys& keys = live_[node];
-  for (const Command& argv : commands) {
-    if (argv.size() < 2) {
-      if (!argv.empty() && (is(argv[0], "FLUSHALL") || is(argv[0], "FLUSHDB"))) {
-        on_crash(node, now);
-      }
-      continue;
+  for (const Command& argv : commands)
+    apply(node, keys, Words{.argv = &argv}, now);
+}
+
+void KeyTracker::on_effects(ProcessId node, const std::vector<Propagated>& effects, Instant now) {
+  Keys& keys = live_[node];
+  for (const Propagated& effect : effects) {
+    // The absolute form (what the AOF gets) says what the node itself now holds.
+    if (effect.target == PropagationTarget::replicas) continue;
+    const PropagatedCommand& command = effect.command;
+    if (command.is_set_pxat()) {  // SET key value PXAT ms, read without writing it out
+      const std::string_view key = command.compact_key();
+      replace(node, keys, keys.find(key), key, std::string(command.set_value()), now,
+              command.set_when_ms(), "overwritten");
+    } else if (command.is_pair()) {
+      apply(node, keys, Words{.pair = {command.pair_name(), command.compact_key()}}, now);
+    } else {
+      apply(node, keys, Words{.argv = &command.argv()}, now);
     }
-    const std::string& name = argv[0];
-    const std::string& key = argv[1];
-    auto it = keys.find(key);
-    if (is(name, "SET") && argv.size() >= 3) {
-      std::optional<int64_t> when;
-      bool keep_ttl = false;
-      for (std::size_t i = 3; i < argv.size(); ++i) {
-        if (is(argv[i], "PXAT") && i + 1 < argv.size()) when = integer(argv[i + 1]);
-        if (is(argv[i], "KEEPTTL")) keep_ttl = true;
-      }
-      if (keep_ttl && it != keys.end()) when = it->second.expire_at_ms;
-      replace(node, keys, it, key, argv[2], now, when, "overwritten");
-    } else if (is(name, "PEXPIREAT") && argv.size() >= 3 && it != keys.end()) {
-      // A new deadline: the old lifetime piece ends here and a new one starts.
-      std::string value = it->second.value;
-      replace(node, keys, it, key, std::move(value), now, integer(argv[2]), "extended");
-    } else if (is(name, "PERSIST") && it != keys.end()) {
-      std::string value = it->second.value;
-      replace(node, keys, it, key, std::move(value), now, std::nullopt, "persisted");
-    } else if (is(name, "DEL") || is(name, "UNLINK")) {
-      for (std::size_t i = 1; i < argv.size(); ++i)
-        close(node, keys, argv[i], now, "deleted");
-    } else if (it == keys.end() &&
-               (is(name, "HSET") || is(name, "HINCRBY") || is(name, "INCR") || is(name, "INCRBY") ||
-                is(name, "DECR") || is(name, "DECRBY") || is(name, "LPUSH") || is(name, "RPUSH"))) {
-      replace(node, keys, it, key, "", now, std::nullopt, "overwritten");
+  }
+}
+
+void KeyTracker::apply(ProcessId node, Keys& keys, const Words& argv, Instant now) {
+  if (argv.size() < 2) {
+    if (argv.size() == 1 && (is(argv[0], "FLUSHALL") || is(argv[0], "FLUSHDB"))) {
+      on_crash(node, now);
     }
+    return;
+  }
+  const std::string_view name = argv[0];
+  const std::string_view key = argv[1];
+  auto it = keys.find(key);
+  if (is(name, "SET") && argv.size() >= 3) {
+    std::optional<int64_t> when;
+    bool keep_ttl = false;
+    for (std::size_t i = 3; i < argv.size(); ++i) {
+      if (is(argv[i], "PXAT") && i + 1 < argv.size()) when = integer(argv[i + 1]);
+      if (is(argv[i], "KEEPTTL")) keep_ttl = true;
+    }
+    if (keep_ttl && it != keys.end()) when = it->second.expire_at_ms;
+    replace(node, keys, it, key, std::string(argv[2]), now, when, "overwritten");
+  } else if (is(name, "PEXPIREAT") && argv.size() >= 3 && it != keys.end()) {
+    // A new deadline: the old lifetime piece ends here and a new one starts.
+    std::string value = it->second.value;
+    replace(node, keys, it, key, std::move(value), now, integer(argv[2]), "extended");
+  } else if (is(name, "PERSIST") && it != keys.end()) {
+    std::string value = it->second.value;
+    replace(node, keys, it, key, std::move(value), now, std::nullopt, "persisted");
+  } else if (is(name, "DEL") || is(name, "UNLINK")) {
+    for (std::size_t i = 1; i < argv.size(); ++i)
+      close(node, keys, argv[i], now, "deleted");
+  } else if (it == keys.end() &&
+             (is(name, "HSET") || is(name, "HINCRBY") || is(name, "INCR") || is(name, "INCRBY") ||
+              is(name, "DECR") || is(name, "DECRBY") || is(name, "LPUSH") || is(name, "RPUSH"))) {
+    replace(node, keys, it, key, "", now, std::nullopt, "overwritten");
   }
 }
 

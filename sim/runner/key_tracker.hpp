@@ -11,6 +11,7 @@
 
 #include "lock_impls/port/reply.hpp"
 #include "sim/kernel/simulator.hpp"
+#include "sim/replication/cluster_node.hpp"
 
 namespace redlock_sim {
 
@@ -36,6 +37,9 @@ class KeyTracker {
  public:
   // Feeds what a node propagated at true time `now` (AOF/replication form of its writes).
   void on_effects(ProcessId node, const std::vector<Command>& commands, Instant now);
+  // The same from a node's effects as it propagates them (replicas-only ones skipped), the
+  // compact lock writes read without writing them out as argvs.
+  void on_effects(ProcessId node, const std::vector<Propagated>& effects, Instant now);
   void on_crash(ProcessId node, Instant now);
   // Keys a node has after a restart that reloaded them.
   void on_loaded(ProcessId node, const std::string& key, const std::string& value,
@@ -53,10 +57,12 @@ class KeyTracker {
   // A node's live keys, looked up by the command's key itself (no pair built for a search).
   using Keys = std::map<std::string, Live, std::less<>>;
   // Ends the piece at `it` (if any) for `reason` and starts one with `value` in its place.
-  void replace(ProcessId node, Keys& keys, Keys::iterator it, const std::string& key,
+  struct Words;
+  void apply(ProcessId node, Keys& keys, const Words& argv, Instant now);
+  void replace(ProcessId node, Keys& keys, Keys::iterator it, std::string_view key,
                std::string value, Instant now, std::optional<int64_t> expire_at_ms,
                const char* reason);
-  void close(ProcessId node, Keys& keys, const std::string& key, Instant now, const char* reason);
+  void close(ProcessId node, Keys& keys, std::string_view key, Instant now, const char* reason);
 
   std::map<ProcessId, Keys> live_;  // in (node, key) order, as lifetimes() lists them
   std::size_t live_count_ = 0;

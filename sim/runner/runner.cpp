@@ -189,16 +189,13 @@ void World::build_cluster() {
     SIM_ASSERT_EQ(id, infos_.size());
     ids_[name] = id;
     infos_.push_back({name, "node"});
-    cluster_->node(id).set_effects_observer(
-        [this](ClusterNode& n, const std::vector<Propagated>& effects) {
-          if (!options_.track_keys) return;
-          std::vector<Command> commands;
-          for (const Propagated& effect : effects) {
-            // The absolute form (what the AOF gets) says what the node itself now holds.
-            if (effect.target != PropagationTarget::replicas) commands.push_back(effect.command);
-          }
-          keys_.on_effects(n.id(), commands, simulator_.now());
-        });
+    // Only a run that tracks keys watches the effects (exploration does not: no call per write).
+    if (options_.track_keys) {
+      cluster_->node(id).set_effects_observer(
+          [this](ClusterNode& n, const std::vector<Propagated>& effects) {
+            keys_.on_effects(n.id(), effects, simulator_.now());
+          });
+    }
   }
   for (ProcessId id : cluster_->sentinel_ids()) {
     const std::string& name = simulator_.process(id).name();

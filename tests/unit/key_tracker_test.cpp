@@ -91,5 +91,34 @@ TEST(KeyTracker, CrashesFlushesAndReloadsCloseOnlyTheirNodesKeys) {
   EXPECT_EQ(t.tracker.kept(), 7u);
 }
 
+// A node's effects as it propagates them: the compact lock writes (SET .. PXAT, DEL key) read
+// as the argvs they stand for without being written out, replicas-only effects skipped (the
+// AOF's absolute form says what the node holds), any other command read as its argv.
+TEST(KeyTracker, EffectsReadAsTheirArgvsCompactOnesLeftCompact) {
+  Tracked from_argvs;
+  Tracked from_effects;
+  const std::string at = from_argvs.pxat(500);
+  from_argvs.tracker.on_effects(from_argvs.n1,
+                                {{"SET", "a", "v1", "PXAT", at},
+                                 {"PERSIST", "a"},
+                                 {"DEL", "a"},
+                                 {"INCR", "n"},
+                                 {"SET", "b", "v2", "PXAT", at}},
+                                ms(10));
+  std::vector<Propagated> effects;
+  effects.push_back({PropagatedCommand::set_pxat("a", "v1", std::stoll(at))});
+  effects.push_back({PropagatedCommand::pair("DEL", "z"), PropagationTarget::replicas});
+  effects.push_back({Command{"PERSIST", "a"}});
+  effects.push_back({PropagatedCommand::pair("DEL", "a")});
+  effects.push_back({PropagatedCommand::pair("INCR", "n")});
+  effects.push_back({PropagatedCommand::set_pxat("b", "v2", std::stoll(at))});
+  effects.push_back({PropagatedCommand::set_pxat("b", "v3", 1), PropagationTarget::replicas});
+  from_effects.tracker.on_effects(from_effects.n1, effects, ms(10));
+  EXPECT_EQ(from_effects.pieces(1000), from_argvs.pieces(1000));
+  EXPECT_EQ(from_effects.tracker.kept(), from_argvs.tracker.kept());
+  ASSERT_TRUE(effects[0].command.compact() && effects[3].command.compact());
+  EXPECT_TRUE(effects[5].command.compact());
+}
+
 }  // namespace
 }  // namespace redlock_sim
