@@ -120,8 +120,9 @@ void Process::clear_timers() {
 }
 
 // Requests and replies are written in their slot (an emptied one: every field but the command
-// or reply is set here).
-uint32_t Process::take_request_slot(ProcessId to, uint64_t request_id) {
+// or reply is set here). Inline in each send_message (a call of its own cost a frame a request).
+[[gnu::always_inline]] inline uint32_t Process::take_request_slot(ProcessId to,
+                                                                  uint64_t request_id) {
   const uint32_t slot = simulator_.take_message_slot(to, /*reply=*/false);
   Message& message = simulator_.message_at(slot);
   message.from = id_;
@@ -359,6 +360,14 @@ std::size_t Simulator::memory_bytes() const {
   return bytes;
 }
 
+void Simulator::SlotStack::reserve(std::size_t capacity) {
+  if (capacity <= capacity_) return;
+  auto slots = std::make_unique<uint32_t[]>(capacity);
+  std::copy(slots_.get(), slots_.get() + size_, slots.get());
+  slots_ = std::move(slots);
+  capacity_ = capacity;
+}
+
 uint32_t Simulator::new_message_slot() {
   if ((message_slots_ & (message_chunk_slots - 1)) == 0) {
     // Everything that can fail first, the count of slots last. The free list is given room
@@ -379,24 +388,6 @@ uint32_t Simulator::new_message_slot() {
 void Simulator::uncount_message(uint32_t slot) {
   --in_flight_;
   in_flight_slots_[slot] = 0;
-}
-
-void Simulator::release_message_slot(uint32_t slot) {
-  // Emptied in place (no temporary Message or Reply), the buffers kept. A request's argv stays
-  // whole (its slot goes back to requests, whose argv is always assigned before it is sent); a
-  // reply's slot, taken by replies only, keeps its empty argv.
-  Message& message = message_at(slot);
-  message.reply.type = ReplyType::nil;
-  message.reply.text.clear();
-  message.reply.integer = 0;
-  message.reply.elements = ReplyList{};
-  if (message.is_reply) {
-    message.own_command_.clear();  // empty already: replies carry no argv
-    free_replies_.push_back(slot);
-  } else {
-    message.shared_command_.reset();
-    free_requests_.push_back(slot);
-  }
 }
 
 // route_slot (its one caller is this) inlined here, with what it calls in this file.
@@ -613,8 +604,11 @@ RunResult Simulator::run(Instant until) {
     const Event event = queue_.take();  // a copy: the dispatch may reuse its body
     now_ = next_time;
     ++events_;
+    // Timers and deliveries called directly (nearly every event is one): no switch between.
     if (event.kind == EventKind::timer) {
       dispatch_timer(event);
+    } else if (event.kind == EventKind::deliver) {
+      deliver(event);
     } else {
       dispatch(event);
     }
