@@ -86,18 +86,6 @@ Process::Process(Simulator& simulator, ProcessId id, std::string name)
                                    .monotonic_at_start = Instant::zero(),
                                    .rate = Rate::one()}) {}
 
-void Process::cancel_timer(TimerId timer_id) {
-  const auto slot = static_cast<uint32_t>(timer_id >> 32);
-  const auto generation = static_cast<uint32_t>(timer_id);
-  if (slot >= timers_.size()) return;
-  TimerSlot& timer = timers_[slot];
-  if (!timer.active || timer.generation != generation) return;
-  timer.active = false;
-  ++timer.generation;  // the queued event no longer matches
-  --active_timers_;
-  free_timer_slot(slot);
-}
-
 void Process::reaim_timers() {
   // A clock change moves the true instant at which each timer's local deadline is reached: the
   // old events are invalidated by a generation bump and new ones are queued.
@@ -215,21 +203,6 @@ void EventQueue::renumber() {
   }
   next_sequence_ = sequences.size();
   SIM_ASSERT_LT(next_sequence_, sequence_limit_);
-}
-
-uint32_t EventQueue::take_from_fifo() {
-  Fifo& fifo = fifos_[chosen_fifo_];
-  chosen_fifo_ = no_fifo;
-  const auto body = static_cast<uint32_t>(fifo.front.key);
-  if (++fifo.head == fifo.entries.size()) {
-    fifo.entries.clear();
-    fifo.head = 0;
-    fifo.front = sentinel;
-  } else {
-    fifo.front = fifo.entries[fifo.head];
-  }
-  --fifo_entries_;
-  return body;
 }
 
 void EventQueue::compact(Fifo& fifo) {
@@ -552,6 +525,73 @@ void Simulator::slew_clock(ProcessId id, Duration amount, int64_t rate_ppm) {
   p.reaim_timers();
 }
 
+// Inline in the run loop (as deliver): most events are timers or deliveries, and a call of
+// their own saved and restored six registers each.
+[[gnu::always_inline]] inline void Simulator::dispatch_timer(const Event& event) {
+  Process& p = *processes_[event.process];
+  // A crash raises the incarnation and a crashed process starts no timer, so an event of the
+  // current incarnation belongs to a live process; and timer slots are never removed.
+  if (p.incarnation_ != event.incarnation) return;
+  const auto slot = static_cast<uint32_t>(event.payload >> 32);
+  const auto generation = static_cast<uint32_t>(event.payload);
+  Process::TimerSlot& timer = p.timers_[slot];
+  if (!timer.active || timer.generation != generation || timer.aim != event.aim) {
+    return;  // cancelled, or superseded by a re-aim
+  }
+  if (p.status_ == ProcessStatus::paused) {
+    trace_.record(now_, TraceKind::event_deferred, p.id_, p.id_, event.payload, 0);
+    p.deferred_.push_back(event);
+    return;
+  }
+  SIM_ASSERT(p.clock_.read(timer.clock, now_) >= timer.local_deadline);
+  const uint64_t tag = timer.tag;
+  timer.active = false;
+  ++timer.generation;
+  --p.active_timers_;
+  p.free_timer_slot(slot);
+  trace_.record(now_, TraceKind::timer_fired, p.id_, p.id_, slot, generation);
+  p.on_timer(tag);
+}
+
+[[gnu::always_inline]] inline void Simulator::deliver(const Event& event) {
+  const auto slot = static_cast<uint32_t>(event.payload);
+  Message& message = message_at(slot);
+  Process& p = *processes_[message.to];
+  if (p.status_ == ProcessStatus::crashed || p.incarnation_ != message.to_incarnation) {
+    trace_.record(now_, TraceKind::message_dropped, message.from, message.to, message.id,
+                  static_cast<uint64_t>(DropReason::destination_down));
+    if (message_log_max_ > 0) log_outcome(message.id, DropReason::destination_down);
+    free_message(slot);
+    return;
+  }
+  if (network_.is_cut(message.from, message.to, now_)) {
+    trace_.record(now_, TraceKind::message_dropped, message.from, message.to, message.id,
+                  static_cast<uint64_t>(DropReason::partition));
+    if (message_log_max_ > 0) log_outcome(message.id, DropReason::partition);
+    free_message(slot);
+    return;
+  }
+  if (p.status_ == ProcessStatus::paused) {
+    trace_.record(now_, TraceKind::event_deferred, p.id_, message.from, message.id, 0);
+    p.deferred_.push_back(event);
+    return;
+  }
+  const uint64_t content = !hash_contents_    ? 0
+                           : message.is_reply ? hash_reply(message.reply)
+                                              : hash_command(message.command());
+  trace_.record(now_, TraceKind::message_delivered, message.to, message.from, message.id, content);
+  if (message_log_max_ > 0) log_outcome(message.id, std::nullopt);
+  // Out of flight before the receiver runs (what it sends is counted against the limits without
+  // this one), but read where it lies, and its slot given back afterwards, also on a throw.
+  uncount_message(slot);
+  struct ReleaseSlot {
+    Simulator& simulator;
+    uint32_t slot;
+    ~ReleaseSlot() { simulator.release_message_slot(slot); }
+  } release{*this, slot};
+  p.on_message(message);
+}
+
 RunResult Simulator::run(Instant until) {
   const Instant time_limit = Instant::zero() + limits_.duration_max;
   // One compare per event: past it, `until` (checked first) or the duration limit stops the run.
@@ -637,71 +677,6 @@ void Simulator::dispatch(const Event& event) {
       dispatch_timer(event);
       return;
   }
-}
-
-void Simulator::dispatch_timer(const Event& event) {
-  Process& p = *processes_[event.process];
-  // A crash raises the incarnation and a crashed process starts no timer, so an event of the
-  // current incarnation belongs to a live process; and timer slots are never removed.
-  if (p.incarnation_ != event.incarnation) return;
-  const auto slot = static_cast<uint32_t>(event.payload >> 32);
-  const auto generation = static_cast<uint32_t>(event.payload);
-  Process::TimerSlot& timer = p.timers_[slot];
-  if (!timer.active || timer.generation != generation || timer.aim != event.aim) {
-    return;  // cancelled, or superseded by a re-aim
-  }
-  if (p.status_ == ProcessStatus::paused) {
-    trace_.record(now_, TraceKind::event_deferred, p.id_, p.id_, event.payload, 0);
-    p.deferred_.push_back(event);
-    return;
-  }
-  SIM_ASSERT(p.clock_.read(timer.clock, now_) >= timer.local_deadline);
-  const uint64_t tag = timer.tag;
-  timer.active = false;
-  ++timer.generation;
-  --p.active_timers_;
-  p.free_timer_slot(slot);
-  trace_.record(now_, TraceKind::timer_fired, p.id_, p.id_, slot, generation);
-  p.on_timer(tag);
-}
-
-void Simulator::deliver(const Event& event) {
-  const auto slot = static_cast<uint32_t>(event.payload);
-  Message& message = message_at(slot);
-  Process& p = *processes_[message.to];
-  if (p.status_ == ProcessStatus::crashed || p.incarnation_ != message.to_incarnation) {
-    trace_.record(now_, TraceKind::message_dropped, message.from, message.to, message.id,
-                  static_cast<uint64_t>(DropReason::destination_down));
-    if (message_log_max_ > 0) log_outcome(message.id, DropReason::destination_down);
-    free_message(slot);
-    return;
-  }
-  if (network_.is_cut(message.from, message.to, now_)) {
-    trace_.record(now_, TraceKind::message_dropped, message.from, message.to, message.id,
-                  static_cast<uint64_t>(DropReason::partition));
-    if (message_log_max_ > 0) log_outcome(message.id, DropReason::partition);
-    free_message(slot);
-    return;
-  }
-  if (p.status_ == ProcessStatus::paused) {
-    trace_.record(now_, TraceKind::event_deferred, p.id_, message.from, message.id, 0);
-    p.deferred_.push_back(event);
-    return;
-  }
-  const uint64_t content = !hash_contents_    ? 0
-                           : message.is_reply ? hash_reply(message.reply)
-                                              : hash_command(message.command());
-  trace_.record(now_, TraceKind::message_delivered, message.to, message.from, message.id, content);
-  if (message_log_max_ > 0) log_outcome(message.id, std::nullopt);
-  // Out of flight before the receiver runs (what it sends is counted against the limits without
-  // this one), but read where it lies, and its slot given back afterwards, also on a throw.
-  uncount_message(slot);
-  struct ReleaseSlot {
-    Simulator& simulator;
-    uint32_t slot;
-    ~ReleaseSlot() { simulator.release_message_slot(slot); }
-  } release{*this, slot};
-  p.on_message(message);
 }
 
 }  // namespace redlock_sim

@@ -164,7 +164,21 @@ class EventQueue {
     chosen_fifo_ = chosen;
     return Instant::from_ns(earliest.time_ns);
   }
-  uint32_t take_from_fifo();  // the taken entry's body
+  // The taken entry's body (inline: most events come from a FIFO).
+  uint32_t take_from_fifo() {
+    Fifo& fifo = fifos_[chosen_fifo_];
+    chosen_fifo_ = no_fifo;
+    const auto body = static_cast<uint32_t>(fifo.front.key);
+    if (++fifo.head == fifo.entries.size()) {
+      fifo.entries.clear();
+      fifo.head = 0;
+      fifo.front = sentinel;
+    } else {
+      fifo.front = fifo.entries[fifo.head];
+    }
+    --fifo_entries_;
+    return body;
+  }
   static void compact(Fifo& fifo);
   void free_body(uint32_t body) {
     bodies_[body].process = free_body_;  // a free body's link to the one freed before it
@@ -247,7 +261,18 @@ class Process {
                                                uint64_t tag) {
     return start_timer_in(kind, local_deadline, tag, /*timeout=*/true);
   }
-  void cancel_timer(TimerId timer);
+  // Inline: every reply cancels its request's timeout.
+  void cancel_timer(TimerId timer) {
+    const auto slot = static_cast<uint32_t>(timer >> 32);
+    const auto generation = static_cast<uint32_t>(timer);
+    if (slot >= timers_.size()) return;
+    TimerSlot& timer_slot = timers_[slot];
+    if (!timer_slot.active || timer_slot.generation != generation) return;
+    timer_slot.active = false;
+    ++timer_slot.generation;  // the queued event no longer matches
+    --active_timers_;
+    free_timer_slot(slot);
+  }
   std::size_t active_timer_count() const { return active_timers_; }
 
   // Sends a request (or a one-way message when request_id is 0), now: routed through the
@@ -434,7 +459,8 @@ class Simulator {
  private:
   friend class Process;
   void push(Instant time, const Event& event);
-  void push_in_order(EventStream stream, Instant time, const Event& event) {
+  // Inline: out of line, a request's timeout paid a call frame (about 18 instructions) for it.
+  [[gnu::always_inline]] void push_in_order(EventStream stream, Instant time, const Event& event) {
     SIM_ASSERT_LE(now_.ns(), time.ns());
     queue_.push_in_order(stream, time, event);
   }
