@@ -86,18 +86,6 @@ Process::Process(Simulator& simulator, ProcessId id, std::string name)
                                    .monotonic_at_start = Instant::zero(),
                                    .rate = Rate::one()}) {}
 
-void Process::cancel_timer(TimerId timer_id) {
-  const auto slot = static_cast<uint32_t>(timer_id >> 32);
-  const auto generation = static_cast<uint32_t>(timer_id);
-  if (slot >= timers_.size()) return;
-  TimerSlot& timer = timers_[slot];
-  if (!timer.active || timer.generation != generation) return;
-  timer.active = false;
-  ++timer.generation;  // the queued event no longer matches
-  --active_timers_;
-  free_timer_slot(slot);
-}
-
 void Process::reaim_timers() {
   // A clock change moves the true instant at which each timer's local deadline is reached: the
   // old events are invalidated by a generation bump and new ones are queued.
@@ -120,8 +108,9 @@ void Process::clear_timers() {
 }
 
 // Requests and replies are written in their slot (an emptied one: every field but the command
-// or reply is set here).
-uint32_t Process::take_request_slot(ProcessId to, uint64_t request_id) {
+// or reply is set here). Inline in each send_message (a call of its own cost a frame a request).
+[[gnu::always_inline]] inline uint32_t Process::take_request_slot(ProcessId to,
+                                                                  uint64_t request_id) {
   const uint32_t slot = simulator_.take_message_slot(to, /*reply=*/false);
   Message& message = simulator_.message_at(slot);
   message.from = id_;
@@ -214,21 +203,6 @@ void EventQueue::renumber() {
   }
   next_sequence_ = sequences.size();
   SIM_ASSERT_LT(next_sequence_, sequence_limit_);
-}
-
-uint32_t EventQueue::take_from_fifo() {
-  Fifo& fifo = fifos_[chosen_fifo_];
-  chosen_fifo_ = no_fifo;
-  const auto body = static_cast<uint32_t>(fifo.front.key);
-  if (++fifo.head == fifo.entries.size()) {
-    fifo.entries.clear();
-    fifo.head = 0;
-    fifo.front = sentinel;
-  } else {
-    fifo.front = fifo.entries[fifo.head];
-  }
-  --fifo_entries_;
-  return body;
 }
 
 void EventQueue::compact(Fifo& fifo) {
@@ -359,6 +333,14 @@ std::size_t Simulator::memory_bytes() const {
   return bytes;
 }
 
+void Simulator::SlotStack::reserve(std::size_t capacity) {
+  if (capacity <= capacity_) return;
+  auto slots = std::make_unique<uint32_t[]>(capacity);
+  std::copy(slots_.get(), slots_.get() + size_, slots.get());
+  slots_ = std::move(slots);
+  capacity_ = capacity;
+}
+
 uint32_t Simulator::new_message_slot() {
   if ((message_slots_ & (message_chunk_slots - 1)) == 0) {
     // Everything that can fail first, the count of slots last. The free list is given room
@@ -379,24 +361,6 @@ uint32_t Simulator::new_message_slot() {
 void Simulator::uncount_message(uint32_t slot) {
   --in_flight_;
   in_flight_slots_[slot] = 0;
-}
-
-void Simulator::release_message_slot(uint32_t slot) {
-  // Emptied in place (no temporary Message or Reply), the buffers kept. A request's argv stays
-  // whole (its slot goes back to requests, whose argv is always assigned before it is sent); a
-  // reply's slot, taken by replies only, keeps its empty argv.
-  Message& message = message_at(slot);
-  message.reply.type = ReplyType::nil;
-  message.reply.text.clear();
-  message.reply.integer = 0;
-  message.reply.elements = ReplyList{};
-  if (message.is_reply) {
-    message.own_command_.clear();  // empty already: replies carry no argv
-    free_replies_.push_back(slot);
-  } else {
-    message.shared_command_.reset();
-    free_requests_.push_back(slot);
-  }
 }
 
 // route_slot (its one caller is this) inlined here, with what it calls in this file.
@@ -561,6 +525,74 @@ void Simulator::slew_clock(ProcessId id, Duration amount, int64_t rate_ppm) {
   p.reaim_timers();
 }
 
+// Inline in the run loop (as deliver): most events are timers or deliveries, and a call of
+// their own saved and restored six registers each.
+[[gnu::always_inline]] inline void Simulator::dispatch_timer(const Event& event) {
+  Process& p = *processes_[event.process];
+  // A crash raises the incarnation and a crashed process starts no timer, so an event of the
+  // current incarnation belongs to a live process; and timer slots are never removed.
+  if (p.incarnation_ != event.incarnation) return;
+  const auto slot = static_cast<uint32_t>(event.payload >> 32);
+  const auto generation = static_cast<uint32_t>(event.payload);
+  Process::TimerSlot& timer = p.timers_[slot];
+  if (!timer.active || timer.generation != generation || timer.aim != event.aim) {
+    return;  // cancelled, or superseded by a re-aim
+  }
+  if (p.status_ == ProcessStatus::paused) {
+    trace_.record(now_, TraceKind::event_deferred, p.id_, p.id_, event.payload, 0);
+    p.deferred_.push_back(event);
+    return;
+  }
+  SIM_ASSERT(p.clock_.read(timer.clock, now_) >= timer.local_deadline);
+  const uint64_t tag = timer.tag;
+  timer.active = false;
+  ++timer.generation;
+  --p.active_timers_;
+  p.free_timer_slot(slot);
+  trace_.record(now_, TraceKind::timer_fired, p.id_, p.id_, slot, generation);
+  p.on_timer(tag);
+}
+
+[[gnu::always_inline]] inline void Simulator::deliver(const Event& event) {
+  const auto slot = static_cast<uint32_t>(event.payload);
+  Message& message = message_at(slot);
+  Process& p = *processes_[message.to];
+  if (p.status_ == ProcessStatus::crashed || p.incarnation_ != message.to_incarnation) {
+    trace_.record(now_, TraceKind::message_dropped, message.from, message.to, message.id,
+                  static_cast<uint64_t>(DropReason::destination_down));
+    if (message_log_max_ > 0) log_outcome(message.id, DropReason::destination_down);
+    free_message(slot);
+    return;
+  }
+  if (network_.is_cut(message.from, message.to, now_)) {
+    trace_.record(now_, TraceKind::message_dropped, message.from, message.to, message.id,
+                  static_cast<uint64_t>(DropReason::partition));
+    if (message_log_max_ > 0) log_outcome(message.id, DropReason::partition);
+    free_message(slot);
+    return;
+  }
+  if (p.status_ == ProcessStatus::paused) {
+    trace_.record(now_, TraceKind::event_deferred, p.id_, message.from, message.id, 0);
+    p.deferred_.push_back(event);
+    return;
+  }
+  const uint64_t content = !hash_contents_    ? 0
+                           : message.is_reply ? hash_reply(message.reply)
+                                              : hash_command(message.command());
+  trace_.record(now_, TraceKind::message_delivered, message.to, message.from, message.id, content);
+  if (message_log_max_ > 0) log_outcome(message.id, std::nullopt);
+  // Out of flight before the receiver runs (what it sends is counted against the limits without
+  // this one), but read where it lies, and its slot given back afterwards, also on a throw.
+  uncount_message(slot);
+  struct ReleaseSlot {
+    Simulator& simulator;
+    uint32_t slot;
+    // Inline (the compiler made it a call of its own, with a frame, for every delivery).
+    [[gnu::always_inline]] ~ReleaseSlot() { simulator.release_message_slot(slot); }
+  } release{*this, slot};
+  p.on_message(message);
+}
+
 RunResult Simulator::run(Instant until) {
   const Instant time_limit = Instant::zero() + limits_.duration_max;
   // One compare per event: past it, `until` (checked first) or the duration limit stops the run.
@@ -613,8 +645,11 @@ RunResult Simulator::run(Instant until) {
     const Event event = queue_.take();  // a copy: the dispatch may reuse its body
     now_ = next_time;
     ++events_;
+    // Timers and deliveries called directly (nearly every event is one): no switch between.
     if (event.kind == EventKind::timer) {
       dispatch_timer(event);
+    } else if (event.kind == EventKind::deliver) {
+      deliver(event);
     } else {
       dispatch(event);
     }
@@ -643,71 +678,6 @@ void Simulator::dispatch(const Event& event) {
       dispatch_timer(event);
       return;
   }
-}
-
-void Simulator::dispatch_timer(const Event& event) {
-  Process& p = *processes_[event.process];
-  // A crash raises the incarnation and a crashed process starts no timer, so an event of the
-  // current incarnation belongs to a live process; and timer slots are never removed.
-  if (p.incarnation_ != event.incarnation) return;
-  const auto slot = static_cast<uint32_t>(event.payload >> 32);
-  const auto generation = static_cast<uint32_t>(event.payload);
-  Process::TimerSlot& timer = p.timers_[slot];
-  if (!timer.active || timer.generation != generation || timer.aim != event.aim) {
-    return;  // cancelled, or superseded by a re-aim
-  }
-  if (p.status_ == ProcessStatus::paused) {
-    trace_.record(now_, TraceKind::event_deferred, p.id_, p.id_, event.payload, 0);
-    p.deferred_.push_back(event);
-    return;
-  }
-  SIM_ASSERT(p.clock_.read(timer.clock, now_) >= timer.local_deadline);
-  const uint64_t tag = timer.tag;
-  timer.active = false;
-  ++timer.generation;
-  --p.active_timers_;
-  p.free_timer_slot(slot);
-  trace_.record(now_, TraceKind::timer_fired, p.id_, p.id_, slot, generation);
-  p.on_timer(tag);
-}
-
-void Simulator::deliver(const Event& event) {
-  const auto slot = static_cast<uint32_t>(event.payload);
-  Message& message = message_at(slot);
-  Process& p = *processes_[message.to];
-  if (p.status_ == ProcessStatus::crashed || p.incarnation_ != message.to_incarnation) {
-    trace_.record(now_, TraceKind::message_dropped, message.from, message.to, message.id,
-                  static_cast<uint64_t>(DropReason::destination_down));
-    if (message_log_max_ > 0) log_outcome(message.id, DropReason::destination_down);
-    free_message(slot);
-    return;
-  }
-  if (network_.is_cut(message.from, message.to, now_)) {
-    trace_.record(now_, TraceKind::message_dropped, message.from, message.to, message.id,
-                  static_cast<uint64_t>(DropReason::partition));
-    if (message_log_max_ > 0) log_outcome(message.id, DropReason::partition);
-    free_message(slot);
-    return;
-  }
-  if (p.status_ == ProcessStatus::paused) {
-    trace_.record(now_, TraceKind::event_deferred, p.id_, message.from, message.id, 0);
-    p.deferred_.push_back(event);
-    return;
-  }
-  const uint64_t content = !hash_contents_    ? 0
-                           : message.is_reply ? hash_reply(message.reply)
-                                              : hash_command(message.command());
-  trace_.record(now_, TraceKind::message_delivered, message.to, message.from, message.id, content);
-  if (message_log_max_ > 0) log_outcome(message.id, std::nullopt);
-  // Out of flight before the receiver runs (what it sends is counted against the limits without
-  // this one), but read where it lies, and its slot given back afterwards, also on a throw.
-  uncount_message(slot);
-  struct ReleaseSlot {
-    Simulator& simulator;
-    uint32_t slot;
-    ~ReleaseSlot() { simulator.release_message_slot(slot); }
-  } release{*this, slot};
-  p.on_message(message);
 }
 
 }  // namespace redlock_sim

@@ -164,7 +164,21 @@ class EventQueue {
     chosen_fifo_ = chosen;
     return Instant::from_ns(earliest.time_ns);
   }
-  uint32_t take_from_fifo();  // the taken entry's body
+  // The taken entry's body (inline: most events come from a FIFO).
+  uint32_t take_from_fifo() {
+    Fifo& fifo = fifos_[chosen_fifo_];
+    chosen_fifo_ = no_fifo;
+    const auto body = static_cast<uint32_t>(fifo.front.key);
+    if (++fifo.head == fifo.entries.size()) {
+      fifo.entries.clear();
+      fifo.head = 0;
+      fifo.front = sentinel;
+    } else {
+      fifo.front = fifo.entries[fifo.head];
+    }
+    --fifo_entries_;
+    return body;
+  }
   static void compact(Fifo& fifo);
   void free_body(uint32_t body) {
     bodies_[body].process = free_body_;  // a free body's link to the one freed before it
@@ -247,7 +261,18 @@ class Process {
                                                uint64_t tag) {
     return start_timer_in(kind, local_deadline, tag, /*timeout=*/true);
   }
-  void cancel_timer(TimerId timer);
+  // Inline: every reply cancels its request's timeout.
+  void cancel_timer(TimerId timer) {
+    const auto slot = static_cast<uint32_t>(timer >> 32);
+    const auto generation = static_cast<uint32_t>(timer);
+    if (slot >= timers_.size()) return;
+    TimerSlot& timer_slot = timers_[slot];
+    if (!timer_slot.active || timer_slot.generation != generation) return;
+    timer_slot.active = false;
+    ++timer_slot.generation;  // the queued event no longer matches
+    --active_timers_;
+    free_timer_slot(slot);
+  }
   std::size_t active_timer_count() const { return active_timers_; }
 
   // Sends a request (or a one-way message when request_id is 0), now: routed through the
@@ -434,7 +459,8 @@ class Simulator {
  private:
   friend class Process;
   void push(Instant time, const Event& event);
-  void push_in_order(EventStream stream, Instant time, const Event& event) {
+  // Inline: out of line, a request's timeout paid a call frame (about 18 instructions) for it.
+  [[gnu::always_inline]] void push_in_order(EventStream stream, Instant time, const Event& event) {
     SIM_ASSERT_LE(now_.ns(), time.ns());
     queue_.push_in_order(stream, time, event);
   }
@@ -450,12 +476,10 @@ class Simulator {
   // buffers instead of freeing and allocating each string; a reply's slot has an empty argv.
   uint32_t take_message_slot(ProcessId to, bool reply) {
     (void)processes_.at(to);
-    std::vector<uint32_t>& free = reply ? free_replies_ : free_requests_;
+    SlotStack& free = reply ? free_replies_ : free_requests_;
     if (free.empty()) [[unlikely]]
       return new_message_slot();
-    const uint32_t slot = free.back();
-    free.pop_back();
-    return slot;
+    return free.pop();
   }
   // A slot never used before (a new chunk of them when the last is full).
   [[gnu::noinline]] uint32_t new_message_slot();
@@ -463,7 +487,7 @@ class Simulator {
   void route_slot(uint32_t slot);
   // Ends a message's time in flight (the count and the memory it held) ...
   void uncount_message(uint32_t slot);
-  // ... and gives its slot back, emptied.
+  // ... and gives its slot back, emptied (inline: every delivery ends here).
   void release_message_slot(uint32_t slot);
   void free_message(uint32_t slot) {
     uncount_message(slot);
@@ -495,8 +519,24 @@ class Simulator {
   static constexpr uint32_t message_chunk_slots = uint32_t{1} << message_chunk_shift;
   std::vector<std::unique_ptr<Message[]>> message_chunks_;
   uint32_t message_slots_ = 0;
-  std::vector<uint32_t> free_requests_;  // slots given back by requests (argv strings kept)
-  std::vector<uint32_t> free_replies_;   // slots given back by replies (argv empty)
+  // Free slot numbers, last given back on top, with room for every slot (new_message_slot
+  // makes it before it counts a new one): giving one back is a store and an increment, with no
+  // path that grows a vector (ReleaseSlot in deliver runs while an exception may be unwinding,
+  // and that path made every release save and restore six registers).
+  class SlotStack {
+   public:
+    bool empty() const { return size_ == 0; }
+    uint32_t pop() { return slots_[--size_]; }
+    void push(uint32_t slot) { slots_[size_++] = slot; }
+    void reserve(std::size_t capacity);
+
+   private:
+    std::unique_ptr<uint32_t[]> slots_;
+    std::size_t size_ = 0;
+    std::size_t capacity_ = 0;
+  };
+  SlotStack free_requests_;  // slots given back by requests (argv strings kept)
+  SlotStack free_replies_;   // slots given back by replies (argv empty)
   // By slot: 1 while its message is in flight. memory_bytes() counts those messages' texts
   // (which do not change in flight) when it is called, not every message as it is sent.
   std::vector<uint8_t> in_flight_slots_;
@@ -586,6 +626,23 @@ inline Instant Process::monotonic_now() const {
     return;
   }
   push_slow(entry);
+}
+
+// Emptied in place (no temporary Message or Reply), the buffers kept. A request's argv stays
+// whole (its slot goes back to requests, whose argv is always assigned before it is sent); a
+// reply's slot, taken by replies only, keeps its empty argv.
+[[gnu::always_inline]] inline void Simulator::release_message_slot(uint32_t slot) {
+  Message& message = message_at(slot);
+  message.reply.type = ReplyType::nil;
+  message.reply.text.clear();
+  message.reply.integer = 0;
+  message.reply.elements = ReplyList{};
+  if (message.is_reply) {
+    free_replies_.push(slot);
+  } else {
+    message.shared_command_.reset();
+    free_requests_.push(slot);
+  }
 }
 
 [[gnu::always_inline]] inline void Simulator::push(Instant time, const Event& event) {

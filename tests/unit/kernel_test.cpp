@@ -774,6 +774,43 @@ TEST(Kernel, ReusedRequestSlotsCarryExactlyTheirOwnArgv) {
   EXPECT_EQ(simulator.messages_in_flight(), 0u);
 }
 
+// The free slot lists grow with the slots (by whole chunks, copying what they hold): reply slots
+// given back, then requests that make new chunks, then replies again that take the old slots
+// back. Every message still arrives with exactly its own contents (a list that lost its entries
+// when it grew would hand out one slot many times).
+TEST(Kernel, FreeSlotsKeptAcrossNewChunksCarryTheirOwnMessages) {
+  Simulator simulator(13);
+  auto& server = simulator.add_process<Recorder>("server");
+  auto& client = simulator.add_process<Recorder>("client");
+  constexpr int count = 150;  // more than two chunks of slots
+  const auto replies_from_server = [&](int round) {
+    for (int i = 0; i < count; ++i) {
+      Message request;
+      request.from = client.id();
+      request.request_id = static_cast<uint64_t>(i + 1);
+      server.reply_to(request, Reply::bulk(std::to_string(round) + "/" + std::to_string(i)));
+    }
+    simulator.run();
+  };
+  replies_from_server(1);  // reply slots 0..149, then all given back
+  for (int i = 0; i < count; ++i)
+    client.send_message(server.id(), make_command("NOTE", std::to_string(i)), 0);
+  simulator.run();  // request slots 150..299: new chunks, the reply list grown while it holds 150
+  replies_from_server(2);  // the reply slots taken back from the grown list
+  ASSERT_EQ(client.replies.size(), std::size_t{2 * count});
+  for (int i = 0; i < count; ++i) {
+    EXPECT_EQ(client.replies[static_cast<std::size_t>(i)], Reply::bulk("1/" + std::to_string(i)));
+    EXPECT_EQ(client.replies[static_cast<std::size_t>(count + i)],
+              Reply::bulk("2/" + std::to_string(i)));
+  }
+  ASSERT_EQ(server.seen.size(), std::size_t{count});
+  for (int i = 0; i < count; ++i) {
+    EXPECT_EQ(server.seen[static_cast<std::size_t>(i)].second,
+              make_command("NOTE", std::to_string(i)));
+  }
+  EXPECT_EQ(simulator.messages_in_flight(), 0u);
+}
+
 // A process that keeps every message it receives, moved out of its slot (as a node keeps
 // requests that wait behind a blocked connection or a busy script).
 class Keeper : public Process {
