@@ -1517,12 +1517,9 @@ const Reply* ScriptRunner::native_del(const std::string& key, std::size_t& run_b
   }
   // call_engine's, with cmd_del's for the one key.
   static const RedisEngine::CommandSpec* const del = RedisEngine::find_command("DEL");
-  static const Command no_arguments;
   std::vector<Propagated>& propagate = current_->propagate;
   const std::size_t from = propagate.size();
-  RedisEngine::Call inner{no_arguments, current_->now_ms, current_->wall_now, current_->from_master,
-                          true,         propagate};
-  inner.spec = del;
+  RedisEngine::Call inner = inner_call(del);
   made.reply = Reply::integer_reply(engine_.delete_one(inner, "DEL", key));
   take_produced(propagate, from);
   // native_call's checks of the reply (an integer: no text).
@@ -1799,17 +1796,30 @@ void ScriptRunner::take_produced(std::vector<Propagated>& propagate, std::size_t
     propagate[i].target = target;
 }
 
+namespace {
+const Command no_native_arguments;  // a namespace constant: no guard checked per call
+}  // namespace
+
+// A call of `spec` from the running script on one key, with no argv (the native runs pass the
+// key themselves), propagating where the script's effects go: call_engine's Call.
+RedisEngine::Call ScriptRunner::inner_call(const RedisEngine::CommandSpec* spec) {
+  return RedisEngine::Call{no_native_arguments,
+                           current_->now_ms,
+                           current_->wall_now,
+                           current_->from_master,
+                           true,
+                           current_->propagate,
+                           spec};
+}
+
 ScriptRunner::NativeGet ScriptRunner::native_get(const std::string& key) {
   // GET is known, of its arity, allowed in scripts and not a write: call_from_script hands it
   // straight to call_engine, whose steps these are (GET reads no argument but its key), and
   // cmd_get's, its reply not written out.
   static const RedisEngine::CommandSpec* const get = RedisEngine::find_command("GET");
-  static const Command no_arguments;
   std::vector<Propagated>& propagate = current_->propagate;
   const std::size_t from = propagate.size();
-  RedisEngine::Call inner{no_arguments, current_->now_ms, current_->wall_now, current_->from_master,
-                          true,         propagate};
-  inner.spec = get;
+  RedisEngine::Call inner = inner_call(get);
   NativeGet got;
   if (const Value* value = engine_.lookup(inner, key)) {
     if (value->type != ValueType::string) {

@@ -144,6 +144,8 @@ class ScriptRunner {
     Reply reply() const;  // the reply get_into writes
   };
   NativeGet native_get(const std::string& key);
+  // The Call a native run makes on the engine (defined in scripting.cpp, its only user).
+  [[gnu::always_inline]] inline RedisEngine::Call inner_call(const RedisEngine::CommandSpec* spec);
   bool may_run_natively(std::size_t run_bytes) const;
   static Native native_kind(std::string_view sha);
   // `first` is the run's GET reply (nil or bulk); prefix_ holds the calls made after it.
