@@ -1,6 +1,8 @@
 #include "sim/resource/resource.hpp"
 
 #include <charconv>
+#include <initializer_list>
+#include <string_view>
 
 namespace redlock_sim {
 
@@ -27,9 +29,17 @@ std::optional<FencingMode> parse_fencing_mode(const std::string& name) {
 }
 
 namespace {
-Command with_metadata(Command argv, const ResourceRequest& request, bool with_token) {
-  if (with_token && request.token) argv.push_back(std::to_string(*request.token));
-  argv.push_back("GRANT");
+// The request's words, then its metadata (the fencing token where this mode sends it, and
+// `GRANT <id>`): the argv is sized once and each word written in place.
+Command with_metadata(std::initializer_list<std::string_view> words, const ResourceRequest& request,
+                      bool with_token) {
+  const bool token = with_token && request.token.has_value();
+  Command argv;
+  argv.reserve(words.size() + (token ? 3 : 2));
+  for (std::string_view word : words)
+    argv.emplace_back(word);
+  if (token) argv.push_back(std::to_string(*request.token));
+  argv.emplace_back("GRANT");
   argv.push_back(std::to_string(request.grant_id));
   return argv;
 }
@@ -46,11 +56,10 @@ Command resource_read_command(const ResourceRequest& request) {
 }
 
 Command resource_write_command(const ResourceRequest& request, int64_t value) {
-  if (request.fencing == FencingMode::compare_and_set) {
-    return with_metadata({"WRITEIFOWNER", request.resource, request.owner, std::to_string(value)},
-                         request, false);
-  }
-  return with_metadata({"WRITE", request.resource, std::to_string(value)}, request,
+  const std::string text = std::to_string(value);
+  if (request.fencing == FencingMode::compare_and_set)
+    return with_metadata({"WRITEIFOWNER", request.resource, request.owner, text}, request, false);
+  return with_metadata({"WRITE", request.resource, text}, request,
                        request.fencing != FencingMode::none);
 }
 

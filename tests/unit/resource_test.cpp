@@ -109,5 +109,34 @@ TEST(Resource, CounterServiceIncrements) {
   EXPECT_EQ(tokens, (std::vector<int64_t>{33, 34}));
 }
 
+// The argv a client sends in each mode: the request's words, the token where the mode fences
+// that operation, then `GRANT <id>`.
+TEST(Resource, RequestsCarryTheirTokenOnlyWhereTheModeFencesThem) {
+  ResourceRequest request{.fencing = FencingMode::none,
+                          .resource = "account",
+                          .owner = "tok-1",
+                          .token = 34,
+                          .grant_id = 7};
+  using C = Command;
+  EXPECT_FALSE(resource_set_owner_command(request));
+  EXPECT_EQ(resource_read_command(request), (C{"READ", "account", "GRANT", "7"}));
+  EXPECT_EQ(resource_write_command(request, -12), (C{"WRITE", "account", "-12", "GRANT", "7"}));
+  request.fencing = FencingMode::fence_writes;
+  EXPECT_EQ(resource_read_command(request), (C{"READ", "account", "GRANT", "7"}));
+  EXPECT_EQ(resource_write_command(request, 5), (C{"WRITE", "account", "5", "34", "GRANT", "7"}));
+  request.fencing = FencingMode::fence_all;
+  EXPECT_EQ(resource_read_command(request), (C{"READ", "account", "34", "GRANT", "7"}));
+  EXPECT_EQ(resource_write_command(request, 5), (C{"WRITE", "account", "5", "34", "GRANT", "7"}));
+  request.token.reset();  // a lock without tokens sends none, fenced or not
+  EXPECT_EQ(resource_read_command(request), (C{"READ", "account", "GRANT", "7"}));
+  request.fencing = FencingMode::compare_and_set;
+  request.token = 34;
+  EXPECT_EQ(*resource_set_owner_command(request),
+            (C{"SETOWNER", "account", "tok-1", "GRANT", "7"}));
+  EXPECT_EQ(resource_read_command(request), (C{"READ", "account", "GRANT", "7"}));
+  EXPECT_EQ(resource_write_command(request, 9),
+            (C{"WRITEIFOWNER", "account", "tok-1", "9", "GRANT", "7"}));
+}
+
 }  // namespace
 }  // namespace redlock_sim
