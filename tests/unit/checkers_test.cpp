@@ -38,6 +38,28 @@ TEST(Checkers, OverlapOfTwoClientsIsAnMxViolation) {
   EXPECT_EQ(mx.violations[0].end, ms(9898));
 }
 
+// Holds come sorted by lock name, then start, then grant id, whatever order the grants were
+// recorded in (two locks interleaved; a grant recorded after a later-starting one).
+TEST(Checkers, HoldsAreSortedByLockThenStart) {
+  History history;
+  GrantRecord b1 = grant(1, 10, 100);
+  b1.lock = "b";
+  GrantRecord a1 = grant(2, 20, 100);
+  a1.lock = "a";
+  GrantRecord a0 = grant(3, 5, 100);
+  a0.lock = "a";
+  history.add_grant(b1);
+  history.add_grant(a1);
+  history.add_grant(a0);
+  history.add_grant(grant(4, 30, 100));  // "lock"
+  const auto holds = hold_intervals(history, reach);
+  std::vector<std::pair<std::string, int64_t>> order;
+  for (const HoldInterval& hold : holds)
+    order.emplace_back(hold.lock, hold.start.ms_floor());
+  EXPECT_EQ(order, (std::vector<std::pair<std::string, int64_t>>{
+                       {"a", 5}, {"a", 20}, {"b", 10}, {"lock", 30}}));
+}
+
 // Back-to-back holds, and overlapping holds of one client, are not violations.
 TEST(Checkers, AdjacentAndSameClientHoldsAreFine) {
   History history;
