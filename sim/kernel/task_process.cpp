@@ -184,10 +184,14 @@ void TaskProcess::complete(uint32_t request_slot, Reply* reply) {
       outcome.kind = OutcomeKind::ok;
       outcome.reply = std::move(*reply);
     }
-    if (group.options.success(outcome)) {
-      ++group.successes;
-    } else {
-      ++group.failures;
+    // A group that waits for all resumes on its last outcome, whatever they are: the success
+    // predicate is asked only of groups that count (the caller asks it again of the results).
+    if (group.options.mode != FanOutMode::wait_for_all) {
+      if (group.options.success(outcome)) {
+        ++group.successes;
+      } else {
+        ++group.failures;
+      }
     }
     if (satisfied(group)) {
       // Requests still out read as `unknown`; what they bring later is read by no one.

@@ -328,6 +328,46 @@ TEST(Kernel, FanOutReturnsAtQuorumOnSuccessOnly) {
   }
 }
 
+// How many times count_success_asks was asked, and what it answered (OK replies succeed).
+int success_asks = 0;
+bool count_success_asks(const Outcome& outcome) {
+  ++success_asks;
+  return default_success(outcome);
+}
+
+// A wait-for-all group resumes on its last outcome whatever they are, so its success predicate is
+// never asked (the caller asks it of the results); a group that returns at a quorum asks it once
+// per outcome that comes before it resumes.
+TEST(Kernel, OnlyAGroupThatCountsAsksItsSuccessPredicate) {
+  Simulator simulator(7);
+  TaskProcess& client = staggered_servers(simulator);
+  const Command ping = make_command("PING");
+  const std::vector<NodeId> nodes = {0, 1, 2, 3, 4};
+  std::vector<Outcome> all;
+  std::vector<Outcome> quorum;
+  int asks_for_all = -1;
+  auto body = [&]() -> Task<void> {
+    success_asks = 0;
+    all = co_await client.broadcast(ping, nodes, Duration::from_ms(100),
+                                    {.success = &count_success_asks});
+    asks_for_all = success_asks;
+    success_asks = 0;
+    quorum = co_await client.broadcast(
+        ping, nodes, Duration::from_ms(100),
+        {.mode = FanOutMode::return_at_quorum, .quorum = 3, .success = &count_success_asks});
+  };
+  client.spawn(body());
+  simulator.run();
+  EXPECT_EQ(asks_for_all, 0);
+  ASSERT_EQ(all.size(), 5u);
+  for (const Outcome& outcome : all)
+    EXPECT_TRUE(outcome.reply.is_ok());
+  EXPECT_EQ(success_asks, 3);  // the three fastest, then it resumed
+  ASSERT_EQ(quorum.size(), 5u);
+  EXPECT_TRUE(quorum[2].reply.is_ok());
+  EXPECT_EQ(quorum[3].kind, OutcomeKind::unknown);
+}
+
 // A broadcast is a fan-out of one copy of the argv per listed node: the same requests in the
 // same order (the message log and the trace digest agree), the results in the nodes' order.
 TEST(Kernel, BroadcastSendsWhatAFanOutOfCopiesSends) {
