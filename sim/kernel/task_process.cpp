@@ -1,5 +1,7 @@
 #include "sim/kernel/task_process.hpp"
 
+#include <algorithm>
+
 #include "sim/kernel/assert.hpp"
 
 namespace redlock_sim {
@@ -130,13 +132,19 @@ void TaskProcess::start_fan_out(std::vector<NodeRequest>&& requests, const FanOu
 }
 
 std::shared_ptr<const Command> TaskProcess::share(const Command& command) {
-  for (const std::shared_ptr<Command>& kept : shared_commands_) {
+  const std::size_t count = shared_commands_.size();
+  std::size_t at = next_shared_;
+  for (std::size_t looks = std::min(count, share_looks_max); looks > 0; --looks) {
+    const std::shared_ptr<Command>& kept = shared_commands_[at];
+    if (++at == count) at = 0;
     // Held by this list alone: no message (in flight or kept by a receiver) reads it.
     if (kept.use_count() == 1) {
+      next_shared_ = at;
       *kept = command;
       return kept;
     }
   }
+  next_shared_ = at;
   shared_commands_.push_back(std::make_shared<Command>(command));
   return shared_commands_.back();
 }

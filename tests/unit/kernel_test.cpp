@@ -1,6 +1,7 @@
 // Unit tests for the kernel: ordering, timers on local clocks, pause, crash, fan-out.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -907,6 +908,67 @@ TEST(Kernel, ABroadcastsMessagesShareOneArgvThatLivesWhileAnyHoldsIt) {
     EXPECT_EQ(keeper->kept[1].command(), third);
     EXPECT_EQ(&keeper->kept[1].command(), shared_first);
   }
+  EXPECT_EQ(simulator.messages_in_flight(), 0u);
+}
+
+// While receivers hold many broadcasts' argvs (as a paused node holds every request), a broadcast
+// looks at a few kept argvs only: it never takes one that a message holds, and the argvs that
+// come free, wherever they lie among the kept ones, are taken by the broadcasts after.
+TEST(Kernel, ABroadcastTakesOnlyFreeArgvsWhileManyAreHeld) {
+  Simulator simulator(5);
+  std::vector<ProcessId> ids;
+  std::vector<Keeper*> keepers;
+  for (int i = 0; i < 3; ++i) {
+    keepers.push_back(&simulator.add_process<Keeper>("n" + std::to_string(i)));
+    ids.push_back(keepers.back()->id());
+  }
+  auto& client = simulator.add_process<TaskProcess>("client");
+  client.set_endpoints(ids);
+  const std::vector<NodeId> nodes = {0, 1, 2};
+  const auto command = [](int i) {
+    return make_command("EVAL", std::string(60 + i, 'a'), "1", "lock:" + std::to_string(i));
+  };
+  auto broadcast = [&](int i) -> Task<void> {
+    co_await client.broadcast(command(i), nodes, Duration::from_ms(10));  // no reply: timeouts
+  };
+  for (int i = 0; i < 10; ++i) {
+    client.spawn(broadcast(i));
+    simulator.run();
+  }
+  // Every other broadcast's argv comes free.
+  std::vector<const Command*> freed;
+  for (Keeper* keeper : keepers) {
+    ASSERT_EQ(keeper->kept.size(), 10u);
+    std::vector<Message> held;
+    for (std::size_t i = 0; i < keeper->kept.size(); ++i) {
+      if (i % 2 == 0) {
+        held.push_back(std::move(keeper->kept[i]));
+      } else if (keeper == keepers[0]) {
+        freed.push_back(&keeper->kept[i].command());
+      }
+    }
+    keeper->kept = std::move(held);
+  }
+  for (int i = 10; i < 20; ++i) {
+    client.spawn(broadcast(i));
+    simulator.run();
+  }
+  std::vector<int> sent;
+  for (int i = 0; i < 10; i += 2)
+    sent.push_back(i);
+  for (int i = 10; i < 20; ++i)
+    sent.push_back(i);
+  std::vector<const Command*> taken;
+  for (Keeper* keeper : keepers) {
+    ASSERT_EQ(keeper->kept.size(), sent.size());
+    for (std::size_t k = 0; k < sent.size(); ++k) {
+      EXPECT_EQ(keeper->kept[k].command(), command(sent[k]));  // its own argv, never overwritten
+      EXPECT_EQ(&keeper->kept[k].command(), &keepers[0]->kept[k].command());  // one per broadcast
+      if (keeper == keepers[0] && sent[k] >= 10) taken.push_back(&keeper->kept[k].command());
+    }
+  }
+  for (const Command* argv : freed)
+    EXPECT_NE(std::find(taken.begin(), taken.end(), argv), taken.end());  // taken again
   EXPECT_EQ(simulator.messages_in_flight(), 0u);
 }
 
