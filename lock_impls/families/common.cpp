@@ -5,6 +5,8 @@
 #include <map>
 #include <span>
 
+#include "lock_impls/port/assert.hpp"
+
 namespace redlock_sim {
 
 namespace {
@@ -186,17 +188,12 @@ bool is_noscript(const Outcome& outcome) {
 }
 
 namespace {
-// run_script's body, reading its arguments where the caller keeps them (every caller awaits it
-// at once): the argv is built once per round and broadcast, not built again for every node.
-Task<std::vector<Outcome>> run_script_on(Port& port, std::span<const NodeId> nodes,
-                                         const Script& script, const std::vector<std::string>& keys,
-                                         const std::vector<std::string>& args, Duration timeout,
-                                         FanOutOptions options, bool by_sha) {
-  std::vector<Outcome> outcomes;
-  {
-    const Command command = eval_command(script, by_sha, keys, args);
-    outcomes = co_await port.broadcast(command, nodes, timeout, options);
-  }
+// run_script's body and call_all's parallel round of a script, reading the call where the caller
+// keeps it (every caller awaits it at once): its argv is built once and shared by the requests.
+Task<std::vector<Outcome>> run_call_on(Port& port, std::span<const NodeId> nodes, const Call& call,
+                                       Duration timeout, FanOutOptions options, bool by_sha) {
+  std::vector<Outcome> outcomes =
+      co_await port.broadcast(call.argv(by_sha), nodes, timeout, options);
   if (!by_sha) co_return outcomes;
   std::vector<NodeId> again;
   std::vector<std::size_t> where;
@@ -207,7 +204,7 @@ Task<std::vector<Outcome>> run_script_on(Port& port, std::span<const NodeId> nod
   }
   if (again.empty()) co_return outcomes;
   const FanOutOptions wait_for_all;
-  const Command eval = eval_command(script, false, keys, args);
+  const Command eval = eval_command(*call.script(), false, call.keys(), call.args());
   std::vector<Outcome> retried = co_await port.broadcast(eval, again, timeout, wait_for_all);
   for (std::size_t i = 0; i < where.size(); ++i)
     outcomes[where[i]] = std::move(retried[i]);
@@ -229,7 +226,8 @@ Task<Outcome> run_script_one_on(Port& port, NodeId node, const Script& script,
 Task<std::vector<Outcome>> run_script(Port& port, std::vector<NodeId> nodes, const Script& script,
                                       std::vector<std::string> keys, std::vector<std::string> args,
                                       Duration timeout, FanOutOptions options, bool by_sha) {
-  co_return co_await run_script_on(port, nodes, script, keys, args, timeout, options, by_sha);
+  const Call call(script, std::move(keys), std::move(args));
+  co_return co_await run_call_on(port, nodes, call, timeout, options, by_sha);
 }
 
 Task<Outcome> run_script_one(Port& port, NodeId node, const Script& script,
@@ -238,24 +236,42 @@ Task<Outcome> run_script_one(Port& port, NodeId node, const Script& script,
   co_return co_await run_script_one_on(port, node, script, keys, args, timeout, by_sha);
 }
 
+const Command& Call::plain() const {
+  SIM_ASSERT(script_ == nullptr && argv_ != nullptr);
+  return *argv_;
+}
+
+void Call::add_key(std::string key) {
+  keys_.push_back(std::move(key));
+  argv_.reset();  // built from the old keys
+}
+
+const std::shared_ptr<const Command>& Call::argv(bool by_sha) const {
+  if (script_ == nullptr) {
+    SIM_ASSERT(argv_ != nullptr);
+    return argv_;
+  }
+  if (argv_ == nullptr || argv_by_sha_ != by_sha) {
+    argv_ = std::make_shared<const Command>(eval_command(*script_, by_sha, keys_, args_));
+    argv_by_sha_ = by_sha;
+  }
+  return argv_;
+}
+
 Call make_call(const Script& script, std::string key, std::vector<std::string> args) {
-  Call call;
-  call.script = &script;
-  call.keys.push_back(std::move(key));
-  call.args = std::move(args);
-  return call;
+  std::vector<std::string> keys;
+  keys.push_back(std::move(key));
+  return Call(script, std::move(keys), std::move(args));
 }
 
 Call plain_call(Command command) {
-  Call call;
-  call.plain = std::move(command);
-  return call;
+  return Call(std::move(command));
 }
 
 Task<Outcome> send_call(Port& port, NodeId node, const Call& call, Duration timeout, bool by_sha) {
-  if (call.script == nullptr) co_return co_await port.send(node, call.plain, timeout);
-  co_return co_await run_script_one_on(port, node, *call.script, call.keys, call.args, timeout,
-                                       by_sha);
+  if (call.script() == nullptr) co_return co_await port.send(node, call.plain(), timeout);
+  co_return co_await run_script_one_on(port, node, *call.script(), call.keys(), call.args(),
+                                       timeout, by_sha);
 }
 
 namespace {
@@ -282,11 +298,10 @@ Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call&
   if (fan_out == FanOut::parallel) {
     std::vector<NodeId> spill;
     const std::span<const NodeId> nodes = first_nodes(node_count, spill);
-    if (call.script != nullptr) {
-      co_return co_await run_script_on(port, nodes, *call.script, call.keys, call.args, timeout,
-                                       fan, by_sha);
+    if (call.script() != nullptr) {
+      co_return co_await run_call_on(port, nodes, call, timeout, fan, by_sha);
     }
-    co_return co_await port.broadcast(call.plain, nodes, timeout, fan);
+    co_return co_await port.broadcast(call.argv(by_sha), nodes, timeout, fan);
   }
   std::vector<Outcome> outcomes(node_count);  // nodes never tried stay `unknown`
   for (NodeId n = 0; n < node_count; ++n) {

@@ -160,24 +160,33 @@ Call RedlockClient::extend_call(const std::string& resource, const std::string& 
   return Call{};
 }
 
-Task<uint32_t> RedlockClient::release_all(const std::string& resource, const std::string& value,
-                                          Duration timeout) {
+std::shared_ptr<const Call> RedlockClient::release_call(const std::string& resource,
+                                                        const std::string& value) {
+  if (release_call_ != nullptr && release_call_->keys().front() == resource &&
+      release_call_->args().front() == value) {
+    return release_call_;
+  }
   const Script* script = &scripts::delete_if_value;
   if (options_.release_command == RedlockReleaseCommand::delete_if_value_or_report_missing) {
     script = &scripts::delete_if_value_or_report_missing;
   } else if (options_.release_command == RedlockReleaseCommand::delete_if_value_missing_ok) {
     script = &scripts::delete_if_value_missing_ok;
   }
-  // The key and the value copied once each (an initializer list would copy the value twice).
-  Call call;
-  call.script = script;
-  call.keys.push_back(resource);
-  call.args.push_back(value);
+  release_call_ = std::make_shared<const Call>(*script, std::vector<std::string>(1, resource),
+                                               std::vector<std::string>(1, value));
+  return release_call_;
+}
+
+Task<uint32_t> RedlockClient::release_all(const std::string& resource, const std::string& value,
+                                          Duration timeout) {
+  // Held here while the request is out: a release of another token meanwhile replaces the kept
+  // one, not this.
+  const std::shared_ptr<const Call> call = release_call(resource, value);
   const FanOutOptions release_fan{.mode = FanOutMode::wait_for_all,
                                   .quorum = options_.release_quorum,
                                   .success = &redlock_acquire_success};
   const std::vector<Outcome> outcomes =
-      co_await call_all(port(), options_.node_count, call, options_.fan_out, release_fan,
+      co_await call_all(port(), options_.node_count, *call, options_.fan_out, release_fan,
                         options_.request_timeout_bounds_every_command ? options_.request_timeout
                         : timeout > Duration::zero()                  ? timeout
                                                                       : options_.release_timeout,

@@ -154,12 +154,20 @@ std::shared_ptr<const Command> TaskProcess::share(const Command& command) {
 void TaskProcess::start_broadcast(const Command& command, std::span<const NodeId> nodes,
                                   Duration timeout, const FanOutOptions& options,
                                   std::vector<Outcome>* results, std::coroutine_handle<> waiter) {
+  start_shared_broadcast(share(command), nodes, timeout, options, results, waiter);
+}
+
+// The messages hold the caller's argv itself.
+void TaskProcess::start_shared_broadcast(const std::shared_ptr<const Command>& command,
+                                         std::span<const NodeId> nodes, Duration timeout,
+                                         const FanOutOptions& options,
+                                         std::vector<Outcome>* results,
+                                         std::coroutine_handle<> waiter) {
   results->clear();
   results->resize(nodes.size());
   const uint32_t group_slot = open_group(nodes.size(), options, results->data(), waiter);
-  const std::shared_ptr<const Command> shared = share(command);
   for (uint32_t index = 0; index < nodes.size(); ++index)
-    start_request(group_slot, index, nodes[index], timeout, shared);
+    start_request(group_slot, index, nodes[index], timeout, command);
 }
 
 // A group of one whose outcome is the awaiter's own: no vector of requests or results.

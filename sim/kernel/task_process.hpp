@@ -41,6 +41,10 @@ class TaskProcess : public Process, public Port {
   void start_broadcast(const Command& command, std::span<const NodeId> nodes, Duration timeout,
                        const FanOutOptions& options, std::vector<Outcome>* results,
                        std::coroutine_handle<> waiter) override;
+  void start_shared_broadcast(const std::shared_ptr<const Command>& command,
+                              std::span<const NodeId> nodes, Duration timeout,
+                              const FanOutOptions& options, std::vector<Outcome>* results,
+                              std::coroutine_handle<> waiter) override;
   void start_send(NodeRequest&& request, Outcome* result, std::coroutine_handle<> waiter) override;
   void on_message(Message& message) override;
   void on_timer(uint64_t tag) override;

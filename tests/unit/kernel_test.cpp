@@ -466,6 +466,20 @@ TEST(Kernel, PortBroadcastDefaultsToAFanOutOfCopies) {
     outcomes = co_await port.broadcast(command, nodes, Duration::from_ms(7),
                                        {.mode = FanOutMode::return_at_quorum, .quorum = 2});
   };
+  // A shared argv is copied the same way.
+  {
+    RecordingPort shared_port;
+    const auto argv = std::make_shared<const Command>(make_command("GET", "k"));
+    const std::vector<NodeId> nodes = {2, 0};
+    Task<void> shared_task = [&]() -> Task<void> {
+      co_await shared_port.broadcast(argv, nodes, Duration::from_ms(7));
+    }();
+    shared_task.start();
+    ASSERT_EQ(shared_port.started.size(), 2u);
+    EXPECT_EQ(shared_port.started[0].node, 2u);
+    EXPECT_EQ(shared_port.started[1].command, *argv);
+    EXPECT_NE(&shared_port.started[1].command, argv.get());
+  }
   Task<void> task = body();
   task.start();
   ASSERT_EQ(port.started.size(), 2u);
@@ -909,6 +923,37 @@ TEST(Kernel, ABroadcastsMessagesShareOneArgvThatLivesWhileAnyHoldsIt) {
     EXPECT_EQ(&keeper->kept[1].command(), shared_first);
   }
   EXPECT_EQ(simulator.messages_in_flight(), 0u);
+}
+
+// A broadcast of an argv the caller shares sends that argv itself: every message holds it (no
+// copy, not even one kept by the process), and it lives while any of them does.
+TEST(Kernel, ASharedArgvsBroadcastSendsTheArgvItself) {
+  Simulator simulator(5);
+  std::vector<ProcessId> ids;
+  std::vector<Keeper*> keepers;
+  for (int i = 0; i < 3; ++i) {
+    keepers.push_back(&simulator.add_process<Keeper>("n" + std::to_string(i)));
+    ids.push_back(keepers.back()->id());
+  }
+  auto& client = simulator.add_process<TaskProcess>("client");
+  client.set_endpoints(ids);
+  auto argv = std::make_shared<const Command>(make_command("SET", "k", "t1", "NX", "PX", "9"));
+  const Command* sent = argv.get();
+  const std::vector<NodeId> nodes = {1, 2, 0};
+  auto body = [&]() -> Task<void> {
+    co_await client.broadcast(argv, nodes, Duration::from_ms(10));  // no reply: timeouts
+    co_await client.broadcast(argv, nodes, Duration::from_ms(10));  // sent again
+  };
+  client.spawn(body());
+  simulator.run();
+  argv.reset();
+  for (Keeper* keeper : keepers) {
+    ASSERT_EQ(keeper->kept.size(), 2u);
+    for (const Message& message : keeper->kept) {
+      EXPECT_EQ(&message.command(), sent);
+      EXPECT_EQ(message.command(), make_command("SET", "k", "t1", "NX", "PX", "9"));
+    }
+  }
 }
 
 // While receivers hold many broadcasts' argvs (as a paused node holds every request), a broadcast
