@@ -188,13 +188,14 @@ bool is_noscript(const Outcome& outcome) {
 }
 
 namespace {
-// run_script's body and call_all's parallel round of a script, reading the call where the caller
-// keeps it (every caller awaits it at once): its argv is built once and shared by the requests.
+// run_script's body and call_all's parallel round, reading the call and the nodes where the
+// caller keeps them (every caller awaits it at once): its argv is built once and shared by the
+// requests; by EVALSHA, the nodes that answer NOSCRIPT get EVAL.
 Task<std::vector<Outcome>> run_call_on(Port& port, std::span<const NodeId> nodes, const Call& call,
                                        Duration timeout, FanOutOptions options, bool by_sha) {
   std::vector<Outcome> outcomes =
       co_await port.broadcast(call.argv(by_sha), nodes, timeout, options);
-  if (!by_sha) co_return outcomes;
+  if (!by_sha || call.script() == nullptr) co_return outcomes;
   std::vector<NodeId> again;
   std::vector<std::size_t> where;
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
@@ -276,7 +277,7 @@ Task<Outcome> send_call(Port& port, NodeId node, const Call& call, Duration time
 
 namespace {
 // Node ids 0..count-1 for a parallel round: a constant table up to its size (no list built per
-// round), else `spill`.
+// round).
 constexpr uint32_t node_table_size = 64;
 constexpr std::array<NodeId, node_table_size> node_table = [] {
   std::array<NodeId, node_table_size> table{};
@@ -285,23 +286,14 @@ constexpr std::array<NodeId, node_table_size> node_table = [] {
   return table;
 }();
 
-std::span<const NodeId> first_nodes(uint32_t count, std::vector<NodeId>& spill) {
-  if (count <= node_table_size) return std::span<const NodeId>(node_table.data(), count);
-  spill = all_nodes(count);
-  return spill;
-}
-}  // namespace
-
-Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call& call,
-                                    FanOut fan_out, FanOutOptions fan, Duration timeout,
-                                    bool by_sha, bool abort_on_node_error) {
+// call_all's rounds that need a frame of their own: more nodes than the table (their ids live in
+// the frame), or one node after another.
+Task<std::vector<Outcome>> call_all_in_frame(Port& port, uint32_t node_count, const Call& call,
+                                             FanOut fan_out, FanOutOptions fan, Duration timeout,
+                                             bool by_sha, bool abort_on_node_error) {
   if (fan_out == FanOut::parallel) {
-    std::vector<NodeId> spill;
-    const std::span<const NodeId> nodes = first_nodes(node_count, spill);
-    if (call.script() != nullptr) {
-      co_return co_await run_call_on(port, nodes, call, timeout, fan, by_sha);
-    }
-    co_return co_await port.broadcast(call.argv(by_sha), nodes, timeout, fan);
+    const std::vector<NodeId> nodes = all_nodes(node_count);
+    co_return co_await run_call_on(port, nodes, call, timeout, fan, by_sha);
   }
   std::vector<Outcome> outcomes(node_count);  // nodes never tried stay `unknown`
   for (NodeId n = 0; n < node_count; ++n) {
@@ -309,6 +301,20 @@ Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call&
     if (abort_on_node_error && (!outcomes[n].replied() || outcomes[n].reply.is_error())) break;
   }
   co_return outcomes;
+}
+}  // namespace
+
+// Not a coroutine: a parallel round on the table's nodes is run_call_on's task itself, with no
+// frame of call_all's around it.
+Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call& call,
+                                    FanOut fan_out, FanOutOptions fan, Duration timeout,
+                                    bool by_sha, bool abort_on_node_error) {
+  if (fan_out == FanOut::parallel && node_count <= node_table_size) {
+    return run_call_on(port, std::span<const NodeId>(node_table.data(), node_count), call, timeout,
+                       fan, by_sha);
+  }
+  return call_all_in_frame(port, node_count, call, fan_out, fan, timeout, by_sha,
+                           abort_on_node_error);
 }
 
 std::vector<NodeId> all_nodes(uint32_t node_count) {

@@ -7,6 +7,7 @@
 #include "lock_impls/families/single_instance.hpp"
 #include "lock_impls/families/watchdog.hpp"
 #include "lock_impls/zoo/zoo.hpp"
+#include "sim/kernel/server_process.hpp"
 #include "tests/unit/lock_world.hpp"
 
 namespace redlock_sim {
@@ -264,6 +265,45 @@ TEST(Calls, AnArgvIsBuiltOnceAndAnAddedKeyDropsIt) {
   const Call plain = plain_call(make_command("GET", "k"));
   EXPECT_EQ(plain.argv(true).get(), &plain.plain());
   EXPECT_EQ(plain.plain(), make_command("GET", "k"));
+}
+
+// A parallel round of a plain command is sent once per node even by EVALSHA: a NOSCRIPT error
+// reply to it (which no plain command gets from Redis) is its outcome, not a cause to send EVAL;
+// a script's round by EVALSHA sends EVAL to the nodes that answer NOSCRIPT.
+TEST(Calls, OnlyAScriptsRoundSendsEvalAfterNoscript) {
+  Simulator simulator(3);
+  std::vector<ProcessId> ids;
+  std::vector<ServerProcess*> servers;
+  const ServerProcess::Handler noscript = [](ServerProcess&, const Message& request) {
+    if (request.command().at(0) == "EVAL") return Reply::integer_reply(1);
+    return Reply::error("NOSCRIPT No matching script. Please use EVAL.");
+  };
+  for (int i = 0; i < 3; ++i) {
+    servers.push_back(&simulator.add_process<ServerProcess>("n" + std::to_string(i), noscript));
+    ids.push_back(servers.back()->id());
+  }
+  auto& client = simulator.add_process<TaskProcess>("client");
+  client.set_endpoints(ids);
+  const Script script{.name = "s", .text = "return 1"};
+  std::vector<Outcome> plain;
+  std::vector<Outcome> scripted;
+  auto body = [&]() -> Task<void> {
+    const Call get = plain_call(make_command("GET", "k"));
+    plain =
+        co_await call_all(client, 3, get, FanOut::parallel, {}, Duration::from_ms(10), true, false);
+    const Call call = make_call(script, "k", {"v"});
+    scripted = co_await call_all(client, 3, call, FanOut::parallel, {}, Duration::from_ms(10), true,
+                                 false);
+  };
+  client.spawn(body());
+  simulator.run();
+  ASSERT_EQ(plain.size(), 3u);
+  ASSERT_EQ(scripted.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_TRUE(is_noscript(plain[i]));
+    EXPECT_TRUE(scripted[i].reply.is_integer(1));
+    EXPECT_EQ(servers[i]->requests_served(), 3u);  // GET, EVALSHA, EVAL
+  }
 }
 
 // Release deletes only our own keys: a node where another client's key sits keeps it.
