@@ -325,10 +325,6 @@ std::vector<NodeId> all_nodes(uint32_t node_count) {
   return nodes;
 }
 
-uint32_t majority(uint32_t node_count) {
-  return node_count / 2 + 1;
-}
-
 std::string nodes_text(uint32_t nodes, uint32_t node_count) {
   return std::to_string(nodes) + "/" + std::to_string(node_count) + " nodes";
 }

@@ -114,7 +114,9 @@ Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call&
                                     bool by_sha, bool abort_on_node_error);
 
 std::vector<NodeId> all_nodes(uint32_t node_count);
-uint32_t majority(uint32_t node_count);
+inline uint32_t majority(uint32_t node_count) {
+  return node_count / 2 + 1;
+}
 // "3 ms", "-13 ms": durations in trace notes
 std::string ms_text(Duration duration);
 // "2/5 nodes": how many nodes did what a trace note reports

@@ -44,11 +44,6 @@ std::string attempt_note(uint32_t attempt, uint32_t locked, uint32_t node_count,
 
 }  // namespace
 
-// Every command the family sends answers OK or integer 1 when the node did what was asked.
-bool redlock_acquire_success(const Outcome& outcome) {
-  return outcome.replied() && (outcome.reply.is_ok() || outcome.reply.is_integer(1));
-}
-
 // redsync's old `status != 0` comparison: any reply that is not an error looked like success.
 bool any_reply_success(const Outcome& outcome) {
   return outcome.replied() && !outcome.reply.is_error();
@@ -83,14 +78,14 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
         options_.use_evalsha, options_.abort_on_node_error);
     const Instant t2 = read_clock();
     const uint32_t locked = count_accepted(outcomes);
-    const uint32_t errors = count_errors(outcomes);
     grant.nodes_locked = locked;
     const Instant start = options_.validity_from_first_attempt ? first_start : t1;
     const Instant deadline =
         options_.count_elapsed ? start + options_.ttl - drift : t2 + options_.ttl - drift;
     const Duration validity = deadline - t2;
     if (noting()) note(attempt_note(attempt, locked, options_.node_count, validity));
-    if (options_.abort_on_node_error && options_.fan_out == FanOut::sequential && errors > 0) {
+    if (options_.abort_on_node_error && options_.fan_out == FanOut::sequential &&
+        count_errors(outcomes) > 0) {
       // The node error escapes the library, however many nodes it had locked (redis-plus-plus
       // has no try/catch around a node's SET); the keys already set stay until their TTL.
       grant.failure = "error";
