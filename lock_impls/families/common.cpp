@@ -5,6 +5,8 @@
 #include <map>
 #include <span>
 
+#include "lock_impls/port/assert.hpp"
+
 namespace redlock_sim {
 
 namespace {
@@ -186,18 +188,14 @@ bool is_noscript(const Outcome& outcome) {
 }
 
 namespace {
-// run_script's body, reading its arguments where the caller keeps them (every caller awaits it
-// at once): the argv is built once per round and broadcast, not built again for every node.
-Task<std::vector<Outcome>> run_script_on(Port& port, std::span<const NodeId> nodes,
-                                         const Script& script, const std::vector<std::string>& keys,
-                                         const std::vector<std::string>& args, Duration timeout,
-                                         FanOutOptions options, bool by_sha) {
-  std::vector<Outcome> outcomes;
-  {
-    const Command command = eval_command(script, by_sha, keys, args);
-    outcomes = co_await port.broadcast(command, nodes, timeout, options);
-  }
-  if (!by_sha) co_return outcomes;
+// run_script's body and call_all's parallel round, reading the call and the nodes where the
+// caller keeps them (every caller awaits it at once): its argv is built once and shared by the
+// requests; by EVALSHA, the nodes that answer NOSCRIPT get EVAL.
+Task<std::vector<Outcome>> run_call_on(Port& port, std::span<const NodeId> nodes, const Call& call,
+                                       Duration timeout, FanOutOptions options, bool by_sha) {
+  std::vector<Outcome> outcomes =
+      co_await port.broadcast(call.argv(by_sha), nodes, timeout, options);
+  if (!by_sha || call.script() == nullptr) co_return outcomes;
   std::vector<NodeId> again;
   std::vector<std::size_t> where;
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
@@ -207,7 +205,7 @@ Task<std::vector<Outcome>> run_script_on(Port& port, std::span<const NodeId> nod
   }
   if (again.empty()) co_return outcomes;
   const FanOutOptions wait_for_all;
-  const Command eval = eval_command(script, false, keys, args);
+  const Command eval = eval_command(*call.script(), false, call.keys(), call.args());
   std::vector<Outcome> retried = co_await port.broadcast(eval, again, timeout, wait_for_all);
   for (std::size_t i = 0; i < where.size(); ++i)
     outcomes[where[i]] = std::move(retried[i]);
@@ -229,7 +227,8 @@ Task<Outcome> run_script_one_on(Port& port, NodeId node, const Script& script,
 Task<std::vector<Outcome>> run_script(Port& port, std::vector<NodeId> nodes, const Script& script,
                                       std::vector<std::string> keys, std::vector<std::string> args,
                                       Duration timeout, FanOutOptions options, bool by_sha) {
-  co_return co_await run_script_on(port, nodes, script, keys, args, timeout, options, by_sha);
+  const Call call(script, std::move(keys), std::move(args));
+  co_return co_await run_call_on(port, nodes, call, timeout, options, by_sha);
 }
 
 Task<Outcome> run_script_one(Port& port, NodeId node, const Script& script,
@@ -238,29 +237,47 @@ Task<Outcome> run_script_one(Port& port, NodeId node, const Script& script,
   co_return co_await run_script_one_on(port, node, script, keys, args, timeout, by_sha);
 }
 
+const Command& Call::plain() const {
+  SIM_ASSERT(script_ == nullptr && argv_ != nullptr);
+  return *argv_;
+}
+
+void Call::add_key(std::string key) {
+  keys_.push_back(std::move(key));
+  argv_.reset();  // built from the old keys
+}
+
+const std::shared_ptr<const Command>& Call::argv(bool by_sha) const {
+  if (script_ == nullptr) {
+    SIM_ASSERT(argv_ != nullptr);
+    return argv_;
+  }
+  if (argv_ == nullptr || argv_by_sha_ != by_sha) {
+    argv_ = std::make_shared<const Command>(eval_command(*script_, by_sha, keys_, args_));
+    argv_by_sha_ = by_sha;
+  }
+  return argv_;
+}
+
 Call make_call(const Script& script, std::string key, std::vector<std::string> args) {
-  Call call;
-  call.script = &script;
-  call.keys.push_back(std::move(key));
-  call.args = std::move(args);
-  return call;
+  std::vector<std::string> keys;
+  keys.push_back(std::move(key));
+  return Call(script, std::move(keys), std::move(args));
 }
 
 Call plain_call(Command command) {
-  Call call;
-  call.plain = std::move(command);
-  return call;
+  return Call(std::move(command));
 }
 
 Task<Outcome> send_call(Port& port, NodeId node, const Call& call, Duration timeout, bool by_sha) {
-  if (call.script == nullptr) co_return co_await port.send(node, call.plain, timeout);
-  co_return co_await run_script_one_on(port, node, *call.script, call.keys, call.args, timeout,
-                                       by_sha);
+  if (call.script() == nullptr) co_return co_await port.send(node, call.plain(), timeout);
+  co_return co_await run_script_one_on(port, node, *call.script(), call.keys(), call.args(),
+                                       timeout, by_sha);
 }
 
 namespace {
 // Node ids 0..count-1 for a parallel round: a constant table up to its size (no list built per
-// round), else `spill`.
+// round).
 constexpr uint32_t node_table_size = 64;
 constexpr std::array<NodeId, node_table_size> node_table = [] {
   std::array<NodeId, node_table_size> table{};
@@ -269,24 +286,14 @@ constexpr std::array<NodeId, node_table_size> node_table = [] {
   return table;
 }();
 
-std::span<const NodeId> first_nodes(uint32_t count, std::vector<NodeId>& spill) {
-  if (count <= node_table_size) return std::span<const NodeId>(node_table.data(), count);
-  spill = all_nodes(count);
-  return spill;
-}
-}  // namespace
-
-Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call& call,
-                                    FanOut fan_out, FanOutOptions fan, Duration timeout,
-                                    bool by_sha, bool abort_on_node_error) {
+// call_all's rounds that need a frame of their own: more nodes than the table (their ids live in
+// the frame), or one node after another.
+Task<std::vector<Outcome>> call_all_in_frame(Port& port, uint32_t node_count, const Call& call,
+                                             FanOut fan_out, FanOutOptions fan, Duration timeout,
+                                             bool by_sha, bool abort_on_node_error) {
   if (fan_out == FanOut::parallel) {
-    std::vector<NodeId> spill;
-    const std::span<const NodeId> nodes = first_nodes(node_count, spill);
-    if (call.script != nullptr) {
-      co_return co_await run_script_on(port, nodes, *call.script, call.keys, call.args, timeout,
-                                       fan, by_sha);
-    }
-    co_return co_await port.broadcast(call.plain, nodes, timeout, fan);
+    const std::vector<NodeId> nodes = all_nodes(node_count);
+    co_return co_await run_call_on(port, nodes, call, timeout, fan, by_sha);
   }
   std::vector<Outcome> outcomes(node_count);  // nodes never tried stay `unknown`
   for (NodeId n = 0; n < node_count; ++n) {
@@ -295,6 +302,20 @@ Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call&
   }
   co_return outcomes;
 }
+}  // namespace
+
+// Not a coroutine: a parallel round on the table's nodes is run_call_on's task itself, with no
+// frame of call_all's around it.
+Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call& call,
+                                    FanOut fan_out, FanOutOptions fan, Duration timeout,
+                                    bool by_sha, bool abort_on_node_error) {
+  if (fan_out == FanOut::parallel && node_count <= node_table_size) {
+    return run_call_on(port, std::span<const NodeId>(node_table.data(), node_count), call, timeout,
+                       fan, by_sha);
+  }
+  return call_all_in_frame(port, node_count, call, fan_out, fan, timeout, by_sha,
+                           abort_on_node_error);
+}
 
 std::vector<NodeId> all_nodes(uint32_t node_count) {
   std::vector<NodeId> nodes;
@@ -302,10 +323,6 @@ std::vector<NodeId> all_nodes(uint32_t node_count) {
   for (NodeId n = 0; n < node_count; ++n)
     nodes.push_back(n);
   return nodes;
-}
-
-uint32_t majority(uint32_t node_count) {
-  return node_count / 2 + 1;
 }
 
 std::string nodes_text(uint32_t nodes, uint32_t node_count) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,11 +69,31 @@ Task<Outcome> run_script_one(Port& port, NodeId node, const Script& script,
                              Duration timeout, bool by_sha);
 
 // One request as a library sends it: a plain command, or a script with its keys and arguments.
-struct Call {
-  const Script* script = nullptr;
-  std::vector<std::string> keys;
-  std::vector<std::string> args;
-  Command plain;
+// The argv a parallel round sends is built the first time one asks for it and kept, so that a
+// request sent again (every attempt with one token) is built once and shared with the messages;
+// the parts do not change after construction but through add_key, which drops the kept argv.
+class Call {
+ public:
+  Call() = default;  // no request: sending it is a programmer error
+  Call(const Script& script, std::vector<std::string> keys, std::vector<std::string> args)
+      : script_(&script), keys_(std::move(keys)), args_(std::move(args)) {}
+  explicit Call(Command plain) : argv_(std::make_shared<const Command>(std::move(plain))) {}
+
+  const Script* script() const { return script_; }
+  const std::vector<std::string>& keys() const { return keys_; }
+  const std::vector<std::string>& args() const { return args_; }
+  const Command& plain() const;  // a plain command's argv
+  void add_key(std::string key);
+  // What a round sends: the plain command, or the script by EVALSHA (`by_sha`) or EVAL with the
+  // keys and arguments.
+  const std::shared_ptr<const Command>& argv(bool by_sha) const;
+
+ private:
+  const Script* script_ = nullptr;
+  std::vector<std::string> keys_;
+  std::vector<std::string> args_;
+  mutable std::shared_ptr<const Command> argv_;  // a plain command's, or the script's as last built
+  mutable bool argv_by_sha_ = false;
 };
 Call make_call(const Script& script, std::string key, std::vector<std::string> args);
 Call plain_call(Command command);
@@ -93,7 +114,9 @@ Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call&
                                     bool by_sha, bool abort_on_node_error);
 
 std::vector<NodeId> all_nodes(uint32_t node_count);
-uint32_t majority(uint32_t node_count);
+inline uint32_t majority(uint32_t node_count) {
+  return node_count / 2 + 1;
+}
 // "3 ms", "-13 ms": durations in trace notes
 std::string ms_text(Duration duration);
 // "2/5 nodes": how many nodes did what a trace note reports

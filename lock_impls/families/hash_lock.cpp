@@ -41,10 +41,10 @@ Task<HashLockClient::Attempt> HashLockClient::try_on(NodeId node, const std::str
   const std::string lease_ms = std::to_string(lease.ms_floor());
   Call call = make_call(options_.fenced ? scripts::hash_acquire_fenced : scripts::hash_acquire,
                         resource, {lease_ms, owner_});
-  if (options_.fenced) call.keys.push_back(options_.token_key_prefix + "{" + resource + "}");
+  if (options_.fenced) call.add_key(options_.token_key_prefix + "{" + resource + "}");
   std::vector<NodeRequest> pipeline;
   pipeline.push_back({.node = node,
-                      .command = eval_command(*call.script, false, call.keys, call.args),
+                      .command = eval_command(*call.script(), false, call.keys(), call.args()),
                       .timeout = response_timeout()});
   const bool wait_replicas = with_wait && options_.replicas > 0;
   if (wait_replicas) {

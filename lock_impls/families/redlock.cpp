@@ -44,11 +44,6 @@ std::string attempt_note(uint32_t attempt, uint32_t locked, uint32_t node_count,
 
 }  // namespace
 
-// Every command the family sends answers OK or integer 1 when the node did what was asked.
-bool redlock_acquire_success(const Outcome& outcome) {
-  return outcome.replied() && (outcome.reply.is_ok() || outcome.reply.is_integer(1));
-}
-
 // redsync's old `status != 0` comparison: any reply that is not an error looked like success.
 bool any_reply_success(const Outcome& outcome) {
   return outcome.replied() && !outcome.reply.is_error();
@@ -83,14 +78,14 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
         options_.use_evalsha, options_.abort_on_node_error);
     const Instant t2 = read_clock();
     const uint32_t locked = count_accepted(outcomes);
-    const uint32_t errors = count_errors(outcomes);
     grant.nodes_locked = locked;
     const Instant start = options_.validity_from_first_attempt ? first_start : t1;
     const Instant deadline =
         options_.count_elapsed ? start + options_.ttl - drift : t2 + options_.ttl - drift;
     const Duration validity = deadline - t2;
     if (noting()) note(attempt_note(attempt, locked, options_.node_count, validity));
-    if (options_.abort_on_node_error && options_.fan_out == FanOut::sequential && errors > 0) {
+    if (options_.abort_on_node_error && options_.fan_out == FanOut::sequential &&
+        count_errors(outcomes) > 0) {
       // The node error escapes the library, however many nodes it had locked (redis-plus-plus
       // has no try/catch around a node's SET); the keys already set stay until their TTL.
       grant.failure = "error";
@@ -160,24 +155,33 @@ Call RedlockClient::extend_call(const std::string& resource, const std::string& 
   return Call{};
 }
 
-Task<uint32_t> RedlockClient::release_all(const std::string& resource, const std::string& value,
-                                          Duration timeout) {
+std::shared_ptr<const Call> RedlockClient::release_call(const std::string& resource,
+                                                        const std::string& value) {
+  if (release_call_ != nullptr && release_call_->keys().front() == resource &&
+      release_call_->args().front() == value) {
+    return release_call_;
+  }
   const Script* script = &scripts::delete_if_value;
   if (options_.release_command == RedlockReleaseCommand::delete_if_value_or_report_missing) {
     script = &scripts::delete_if_value_or_report_missing;
   } else if (options_.release_command == RedlockReleaseCommand::delete_if_value_missing_ok) {
     script = &scripts::delete_if_value_missing_ok;
   }
-  // The key and the value copied once each (an initializer list would copy the value twice).
-  Call call;
-  call.script = script;
-  call.keys.push_back(resource);
-  call.args.push_back(value);
+  release_call_ = std::make_shared<const Call>(*script, std::vector<std::string>(1, resource),
+                                               std::vector<std::string>(1, value));
+  return release_call_;
+}
+
+Task<uint32_t> RedlockClient::release_all(const std::string& resource, const std::string& value,
+                                          Duration timeout) {
+  // Held here while the request is out: a release of another token meanwhile replaces the kept
+  // one, not this.
+  const std::shared_ptr<const Call> call = release_call(resource, value);
   const FanOutOptions release_fan{.mode = FanOutMode::wait_for_all,
                                   .quorum = options_.release_quorum,
                                   .success = &redlock_acquire_success};
   const std::vector<Outcome> outcomes =
-      co_await call_all(port(), options_.node_count, call, options_.fan_out, release_fan,
+      co_await call_all(port(), options_.node_count, *call, options_.fan_out, release_fan,
                         options_.request_timeout_bounds_every_command ? options_.request_timeout
                         : timeout > Duration::zero()                  ? timeout
                                                                       : options_.release_timeout,

@@ -128,6 +128,10 @@ class RedlockClient : public LockClient {
   uint32_t extend_quorum() const;
   Task<std::vector<Outcome>> extend_without_script(const std::string& resource,
                                                    const std::string& value);
+  // The release request of `value` on `resource`. Every failed attempt with one token and the
+  // release of its lease send the same request, so the last one made is kept, and given again
+  // while its key and value are these (its argv built once); another token gets a new one.
+  std::shared_ptr<const Call> release_call(const std::string& resource, const std::string& value);
   // Deletes our key on every node; `timeout` zero: release_timeout.
   Task<uint32_t> release_all(const std::string& resource, const std::string& value,
                              Duration timeout = Duration::zero());
@@ -136,8 +140,13 @@ class RedlockClient : public LockClient {
   Instant read_clock();
 
   RedlockOptions options_;
+  std::shared_ptr<const Call> release_call_;  // the last release request made
 };
 
-bool redlock_acquire_success(const Outcome& outcome);
+// Every command the family sends answers OK or integer 1 when the node did what was asked. Inline:
+// the family counts its results with it after every round.
+inline bool redlock_acquire_success(const Outcome& outcome) {
+  return outcome.replied() && (outcome.reply.is_ok() || outcome.reply.is_integer(1));
+}
 
 }  // namespace redlock_sim

@@ -162,7 +162,7 @@ Task<ReleaseResult> SingleInstanceClient::release(std::shared_ptr<Lease> lease) 
     case SingleRelease::delete_and_signal: {
       Call call = make_call(scripts::delete_and_signal, lease->resource, {lease->value, "1000"});
       // The library's signal list is "lock-signal:<name>", the name without "lock:".
-      call.keys.push_back("lock-signal:" + lease->resource.substr(options_.key_prefix.size()));
+      call.add_key("lock-signal:" + lease->resource.substr(options_.key_prefix.size()));
       outcome = co_await send_call(port(), master, call, timeout, options_.use_evalsha);
       result.released = outcome.replied() && outcome.reply.is_integer(0);
       break;

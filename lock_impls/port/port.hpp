@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <coroutine>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -91,6 +92,13 @@ class Port {
   // `nodes` are read when the requests start, so they must outlive the co_await.
   BroadcastAwaitable broadcast(const Command& command, std::span<const NodeId> nodes,
                                Duration timeout, FanOutOptions options = {});
+  // The same with an argv the caller keeps, which the requests share without copying it (a
+  // request sent again, as every attempt with one token is, is built once). It is const: it must
+  // not change while any request holds it. `command` (the pointer) and `nodes` are read when the
+  // requests start.
+  BroadcastAwaitable broadcast(const std::shared_ptr<const Command>& command,
+                               std::span<const NodeId> nodes, Duration timeout,
+                               FanOutOptions options = {});
   // One request: a fan-out of one.
   SendAwaitable send(NodeId node, Command command, Duration timeout);
 
@@ -106,6 +114,14 @@ class Port {
   virtual void start_broadcast(const Command& command, std::span<const NodeId> nodes,
                                Duration timeout, const FanOutOptions& options,
                                std::vector<Outcome>* results, std::coroutine_handle<> waiter);
+  // By default a broadcast of the argv itself; an implementation whose requests can hold it
+  // overrides it.
+  virtual void start_shared_broadcast(const std::shared_ptr<const Command>& command,
+                                      std::span<const NodeId> nodes, Duration timeout,
+                                      const FanOutOptions& options, std::vector<Outcome>* results,
+                                      std::coroutine_handle<> waiter) {
+    start_broadcast(*command, nodes, timeout, options, results, waiter);
+  }
   // One request, its outcome written to `*result` (which starts `unknown`) by the time `waiter`
   // resumes: a fan-out of one without the vectors.
   virtual void start_send(NodeRequest&& request, Outcome* result,
@@ -146,15 +162,23 @@ class Port::BroadcastAwaitable {
   BroadcastAwaitable(Port* port, const Command& command, std::span<const NodeId> nodes,
                      Duration timeout, FanOutOptions options)
       : port_(port), command_(&command), nodes_(nodes), timeout_(timeout), options_(options) {}
+  BroadcastAwaitable(Port* port, const std::shared_ptr<const Command>& command,
+                     std::span<const NodeId> nodes, Duration timeout, FanOutOptions options)
+      : port_(port), shared_(&command), nodes_(nodes), timeout_(timeout), options_(options) {}
   bool await_ready() const noexcept { return nodes_.empty(); }
   void await_suspend(std::coroutine_handle<> waiter) {
-    port_->start_broadcast(*command_, nodes_, timeout_, options_, &results_, waiter);
+    if (shared_ != nullptr) {
+      port_->start_shared_broadcast(*shared_, nodes_, timeout_, options_, &results_, waiter);
+    } else {
+      port_->start_broadcast(*command_, nodes_, timeout_, options_, &results_, waiter);
+    }
   }
   std::vector<Outcome> await_resume() { return std::move(results_); }
 
  private:
   Port* port_;
-  const Command* command_;
+  const Command* command_ = nullptr;
+  const std::shared_ptr<const Command>* shared_ = nullptr;  // set for a shared argv
   std::span<const NodeId> nodes_;
   Duration timeout_;
   FanOutOptions options_;
@@ -184,6 +208,11 @@ inline Port::FanOutAwaitable Port::fan_out(std::vector<NodeRequest> requests,
   return {this, std::move(requests), options};
 }
 inline Port::BroadcastAwaitable Port::broadcast(const Command& command,
+                                                std::span<const NodeId> nodes, Duration timeout,
+                                                FanOutOptions options) {
+  return {this, command, nodes, timeout, options};
+}
+inline Port::BroadcastAwaitable Port::broadcast(const std::shared_ptr<const Command>& command,
                                                 std::span<const NodeId> nodes, Duration timeout,
                                                 FanOutOptions options) {
   return {this, command, nodes, timeout, options};

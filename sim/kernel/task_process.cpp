@@ -1,5 +1,7 @@
 #include "sim/kernel/task_process.hpp"
 
+#include <algorithm>
+
 #include "sim/kernel/assert.hpp"
 
 namespace redlock_sim {
@@ -130,13 +132,19 @@ void TaskProcess::start_fan_out(std::vector<NodeRequest>&& requests, const FanOu
 }
 
 std::shared_ptr<const Command> TaskProcess::share(const Command& command) {
-  for (const std::shared_ptr<Command>& kept : shared_commands_) {
+  const std::size_t count = shared_commands_.size();
+  std::size_t at = next_shared_;
+  for (std::size_t looks = std::min(count, share_looks_max); looks > 0; --looks) {
+    const std::shared_ptr<Command>& kept = shared_commands_[at];
+    if (++at == count) at = 0;
     // Held by this list alone: no message (in flight or kept by a receiver) reads it.
     if (kept.use_count() == 1) {
+      next_shared_ = at;
       *kept = command;
       return kept;
     }
   }
+  next_shared_ = at;
   shared_commands_.push_back(std::make_shared<Command>(command));
   return shared_commands_.back();
 }
@@ -146,12 +154,20 @@ std::shared_ptr<const Command> TaskProcess::share(const Command& command) {
 void TaskProcess::start_broadcast(const Command& command, std::span<const NodeId> nodes,
                                   Duration timeout, const FanOutOptions& options,
                                   std::vector<Outcome>* results, std::coroutine_handle<> waiter) {
+  start_shared_broadcast(share(command), nodes, timeout, options, results, waiter);
+}
+
+// The messages hold the caller's argv itself.
+void TaskProcess::start_shared_broadcast(const std::shared_ptr<const Command>& command,
+                                         std::span<const NodeId> nodes, Duration timeout,
+                                         const FanOutOptions& options,
+                                         std::vector<Outcome>* results,
+                                         std::coroutine_handle<> waiter) {
   results->clear();
   results->resize(nodes.size());
   const uint32_t group_slot = open_group(nodes.size(), options, results->data(), waiter);
-  const std::shared_ptr<const Command> shared = share(command);
   for (uint32_t index = 0; index < nodes.size(); ++index)
-    start_request(group_slot, index, nodes[index], timeout, shared);
+    start_request(group_slot, index, nodes[index], timeout, command);
 }
 
 // A group of one whose outcome is the awaiter's own: no vector of requests or results.
@@ -184,10 +200,14 @@ void TaskProcess::complete(uint32_t request_slot, Reply* reply) {
       outcome.kind = OutcomeKind::ok;
       outcome.reply = std::move(*reply);
     }
-    if (group.options.success(outcome)) {
-      ++group.successes;
-    } else {
-      ++group.failures;
+    // A group that waits for all resumes on its last outcome, whatever they are: the success
+    // predicate is asked only of groups that count (the caller asks it again of the results).
+    if (group.options.mode != FanOutMode::wait_for_all) {
+      if (group.options.success(outcome)) {
+        ++group.successes;
+      } else {
+        ++group.failures;
+      }
     }
     if (satisfied(group)) {
       // Requests still out read as `unknown`; what they bring later is read by no one.

@@ -41,6 +41,10 @@ class TaskProcess : public Process, public Port {
   void start_broadcast(const Command& command, std::span<const NodeId> nodes, Duration timeout,
                        const FanOutOptions& options, std::vector<Outcome>* results,
                        std::coroutine_handle<> waiter) override;
+  void start_shared_broadcast(const std::shared_ptr<const Command>& command,
+                              std::span<const NodeId> nodes, Duration timeout,
+                              const FanOutOptions& options, std::vector<Outcome>* results,
+                              std::coroutine_handle<> waiter) override;
   void start_send(NodeRequest&& request, Outcome* result, std::coroutine_handle<> waiter) override;
   void on_message(Message& message) override;
   void on_timer(uint64_t tag) override;
@@ -83,8 +87,12 @@ class TaskProcess : public Process, public Port {
   // `unknown`).
   void complete(uint32_t request_slot, Reply* reply);
   // `command` copied into a kept argv no message holds any more (its buffers reused), else a new
-  // one: the argv a broadcast's messages share.
+  // one: the argv a broadcast's messages share. At most `share_looks_max` kept argvs are looked
+  // at, from the one after the last taken: argvs come free in about the order they were sent, so
+  // that one usually is; when many are held (a paused node keeps every request it is sent), a
+  // new one is added after a few looks instead of a look at every kept one.
   std::shared_ptr<const Command> share(const Command& command);
+  static constexpr std::size_t share_looks_max = 4;
   bool satisfied(const Group& group) const;
   void sweep_finished_tasks();
 
@@ -98,6 +106,7 @@ class TaskProcess : public Process, public Port {
   // Broadcasts' argvs, each shared by the messages of one broadcast while they live (a message
   // held by a node keeps its argv), then reused.
   std::vector<std::shared_ptr<Command>> shared_commands_;
+  std::size_t next_shared_ = 0;  // where share() looks first
   Rng random_;
 };
 

@@ -1,6 +1,7 @@
 // Unit tests for the kernel: ordering, timers on local clocks, pause, crash, fan-out.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -328,6 +329,46 @@ TEST(Kernel, FanOutReturnsAtQuorumOnSuccessOnly) {
   }
 }
 
+// How many times count_success_asks was asked, and what it answered (OK replies succeed).
+int success_asks = 0;
+bool count_success_asks(const Outcome& outcome) {
+  ++success_asks;
+  return default_success(outcome);
+}
+
+// A wait-for-all group resumes on its last outcome whatever they are, so its success predicate is
+// never asked (the caller asks it of the results); a group that returns at a quorum asks it once
+// per outcome that comes before it resumes.
+TEST(Kernel, OnlyAGroupThatCountsAsksItsSuccessPredicate) {
+  Simulator simulator(7);
+  TaskProcess& client = staggered_servers(simulator);
+  const Command ping = make_command("PING");
+  const std::vector<NodeId> nodes = {0, 1, 2, 3, 4};
+  std::vector<Outcome> all;
+  std::vector<Outcome> quorum;
+  int asks_for_all = -1;
+  auto body = [&]() -> Task<void> {
+    success_asks = 0;
+    all = co_await client.broadcast(ping, nodes, Duration::from_ms(100),
+                                    {.success = &count_success_asks});
+    asks_for_all = success_asks;
+    success_asks = 0;
+    quorum = co_await client.broadcast(
+        ping, nodes, Duration::from_ms(100),
+        {.mode = FanOutMode::return_at_quorum, .quorum = 3, .success = &count_success_asks});
+  };
+  client.spawn(body());
+  simulator.run();
+  EXPECT_EQ(asks_for_all, 0);
+  ASSERT_EQ(all.size(), 5u);
+  for (const Outcome& outcome : all)
+    EXPECT_TRUE(outcome.reply.is_ok());
+  EXPECT_EQ(success_asks, 3);  // the three fastest, then it resumed
+  ASSERT_EQ(quorum.size(), 5u);
+  EXPECT_TRUE(quorum[2].reply.is_ok());
+  EXPECT_EQ(quorum[3].kind, OutcomeKind::unknown);
+}
+
 // A broadcast is a fan-out of one copy of the argv per listed node: the same requests in the
 // same order (the message log and the trace digest agree), the results in the nodes' order.
 TEST(Kernel, BroadcastSendsWhatAFanOutOfCopiesSends) {
@@ -425,6 +466,20 @@ TEST(Kernel, PortBroadcastDefaultsToAFanOutOfCopies) {
     outcomes = co_await port.broadcast(command, nodes, Duration::from_ms(7),
                                        {.mode = FanOutMode::return_at_quorum, .quorum = 2});
   };
+  // A shared argv is copied the same way.
+  {
+    RecordingPort shared_port;
+    const auto argv = std::make_shared<const Command>(make_command("GET", "k"));
+    const std::vector<NodeId> nodes = {2, 0};
+    Task<void> shared_task = [&]() -> Task<void> {
+      co_await shared_port.broadcast(argv, nodes, Duration::from_ms(7));
+    }();
+    shared_task.start();
+    ASSERT_EQ(shared_port.started.size(), 2u);
+    EXPECT_EQ(shared_port.started[0].node, 2u);
+    EXPECT_EQ(shared_port.started[1].command, *argv);
+    EXPECT_NE(&shared_port.started[1].command, argv.get());
+  }
   Task<void> task = body();
   task.start();
   ASSERT_EQ(port.started.size(), 2u);
@@ -867,6 +922,98 @@ TEST(Kernel, ABroadcastsMessagesShareOneArgvThatLivesWhileAnyHoldsIt) {
     EXPECT_EQ(keeper->kept[1].command(), third);
     EXPECT_EQ(&keeper->kept[1].command(), shared_first);
   }
+  EXPECT_EQ(simulator.messages_in_flight(), 0u);
+}
+
+// A broadcast of an argv the caller shares sends that argv itself: every message holds it (no
+// copy, not even one kept by the process), and it lives while any of them does.
+TEST(Kernel, ASharedArgvsBroadcastSendsTheArgvItself) {
+  Simulator simulator(5);
+  std::vector<ProcessId> ids;
+  std::vector<Keeper*> keepers;
+  for (int i = 0; i < 3; ++i) {
+    keepers.push_back(&simulator.add_process<Keeper>("n" + std::to_string(i)));
+    ids.push_back(keepers.back()->id());
+  }
+  auto& client = simulator.add_process<TaskProcess>("client");
+  client.set_endpoints(ids);
+  auto argv = std::make_shared<const Command>(make_command("SET", "k", "t1", "NX", "PX", "9"));
+  const Command* sent = argv.get();
+  const std::vector<NodeId> nodes = {1, 2, 0};
+  auto body = [&]() -> Task<void> {
+    co_await client.broadcast(argv, nodes, Duration::from_ms(10));  // no reply: timeouts
+    co_await client.broadcast(argv, nodes, Duration::from_ms(10));  // sent again
+  };
+  client.spawn(body());
+  simulator.run();
+  argv.reset();
+  for (Keeper* keeper : keepers) {
+    ASSERT_EQ(keeper->kept.size(), 2u);
+    for (const Message& message : keeper->kept) {
+      EXPECT_EQ(&message.command(), sent);
+      EXPECT_EQ(message.command(), make_command("SET", "k", "t1", "NX", "PX", "9"));
+    }
+  }
+}
+
+// While receivers hold many broadcasts' argvs (as a paused node holds every request), a broadcast
+// looks at a few kept argvs only: it never takes one that a message holds, and the argvs that
+// come free, wherever they lie among the kept ones, are taken by the broadcasts after.
+TEST(Kernel, ABroadcastTakesOnlyFreeArgvsWhileManyAreHeld) {
+  Simulator simulator(5);
+  std::vector<ProcessId> ids;
+  std::vector<Keeper*> keepers;
+  for (int i = 0; i < 3; ++i) {
+    keepers.push_back(&simulator.add_process<Keeper>("n" + std::to_string(i)));
+    ids.push_back(keepers.back()->id());
+  }
+  auto& client = simulator.add_process<TaskProcess>("client");
+  client.set_endpoints(ids);
+  const std::vector<NodeId> nodes = {0, 1, 2};
+  const auto command = [](int i) {
+    return make_command("EVAL", std::string(60 + i, 'a'), "1", "lock:" + std::to_string(i));
+  };
+  auto broadcast = [&](int i) -> Task<void> {
+    co_await client.broadcast(command(i), nodes, Duration::from_ms(10));  // no reply: timeouts
+  };
+  for (int i = 0; i < 10; ++i) {
+    client.spawn(broadcast(i));
+    simulator.run();
+  }
+  // Every other broadcast's argv comes free.
+  std::vector<const Command*> freed;
+  for (Keeper* keeper : keepers) {
+    ASSERT_EQ(keeper->kept.size(), 10u);
+    std::vector<Message> held;
+    for (std::size_t i = 0; i < keeper->kept.size(); ++i) {
+      if (i % 2 == 0) {
+        held.push_back(std::move(keeper->kept[i]));
+      } else if (keeper == keepers[0]) {
+        freed.push_back(&keeper->kept[i].command());
+      }
+    }
+    keeper->kept = std::move(held);
+  }
+  for (int i = 10; i < 20; ++i) {
+    client.spawn(broadcast(i));
+    simulator.run();
+  }
+  std::vector<int> sent;
+  for (int i = 0; i < 10; i += 2)
+    sent.push_back(i);
+  for (int i = 10; i < 20; ++i)
+    sent.push_back(i);
+  std::vector<const Command*> taken;
+  for (Keeper* keeper : keepers) {
+    ASSERT_EQ(keeper->kept.size(), sent.size());
+    for (std::size_t k = 0; k < sent.size(); ++k) {
+      EXPECT_EQ(keeper->kept[k].command(), command(sent[k]));  // its own argv, never overwritten
+      EXPECT_EQ(&keeper->kept[k].command(), &keepers[0]->kept[k].command());  // one per broadcast
+      if (keeper == keepers[0] && sent[k] >= 10) taken.push_back(&keeper->kept[k].command());
+    }
+  }
+  for (const Command* argv : freed)
+    EXPECT_NE(std::find(taken.begin(), taken.end(), argv), taken.end());  // taken again
   EXPECT_EQ(simulator.messages_in_flight(), 0u);
 }
 

@@ -7,6 +7,7 @@
 #include "lock_impls/families/single_instance.hpp"
 #include "lock_impls/families/watchdog.hpp"
 #include "lock_impls/zoo/zoo.hpp"
+#include "sim/kernel/server_process.hpp"
 #include "tests/unit/lock_world.hpp"
 
 namespace redlock_sim {
@@ -211,6 +212,98 @@ TEST(RedlockFamily, ExtendNeedsMajorityAndMovesDeadline) {
   EXPECT_FALSE(second.extended);
   EXPECT_EQ(second.nodes, 2u);
   EXPECT_EQ(grant.lease->deadline.at, mono_ms(5'002 + 9'898));  // unchanged by the failure
+}
+
+// The release request is kept and sent again while the token is the same (a failed attempt's
+// cleanup, then the lease's release), but each token's releases carry that token: the first
+// acquisition's first attempt reaches two nodes (cut from the others until 100 ms) and is cleaned
+// up, its second wins; a second acquisition draws a new token, which its release carries.
+TEST(RedlockFamily, EachReleaseCarriesItsOwnTokenThoughTheRequestIsKept) {
+  LockWorld world(1);
+  PartitionRule rule;
+  rule.side_a = {world.client().id()};
+  rule.side_b = {world.node_id(2), world.node_id(3), world.node_id(4)};
+  rule.end = mono_ms(100);
+  world.simulator.network().add_partition(rule);
+  RedlockClient lock(world.client(), zoo::redlock_reference());
+  std::vector<std::string> tokens;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        for (int i = 0; i < 2; ++i) {
+          const Grant grant = co_await lock.acquire("k");
+          if (!grant.acquired) co_return;
+          tokens.push_back(grant.lease->value);
+          co_await lock.release(grant.lease);
+        }
+      }(),
+      mono_ms(2'000));
+  ASSERT_EQ(tokens.size(), 2u);
+  ASSERT_NE(tokens[0], tokens[1]);
+  std::vector<std::string> released;  // the value of each release node 0 was sent
+  for (const Command& command : world.nodes[0]->log) {
+    if (command.at(0) == "EVAL") {
+      EXPECT_EQ(command.at(3), "k");
+      released.push_back(command.at(4));
+    }
+  }
+  EXPECT_EQ(released, (std::vector<std::string>{tokens[0], tokens[0], tokens[1]}));
+  EXPECT_EQ(world.nodes_holding("k", tokens[1]), 0u);
+}
+
+// A call's argv is built when first asked for and kept (a plain command's at once); asked for by
+// EVALSHA after EVAL it is built again, and a key added later drops it.
+TEST(Calls, AnArgvIsBuiltOnceAndAnAddedKeyDropsIt) {
+  const Script script{.name = "s", .text = "return 1"};
+  Call call = make_call(script, "k", {"v"});
+  const std::shared_ptr<const Command> eval = call.argv(false);
+  EXPECT_EQ(*eval, eval_command(script, false, {"k"}, {"v"}));
+  EXPECT_EQ(call.argv(false).get(), eval.get());
+  EXPECT_EQ(*call.argv(true), eval_command(script, true, {"k"}, {"v"}));
+  call.add_key("k2");
+  EXPECT_EQ(*call.argv(true), eval_command(script, true, {"k", "k2"}, {"v"}));
+  const Call plain = plain_call(make_command("GET", "k"));
+  EXPECT_EQ(plain.argv(true).get(), &plain.plain());
+  EXPECT_EQ(plain.plain(), make_command("GET", "k"));
+}
+
+// A parallel round of a plain command is sent once per node even by EVALSHA: a NOSCRIPT error
+// reply to it (which no plain command gets from Redis) is its outcome, not a cause to send EVAL;
+// a script's round by EVALSHA sends EVAL to the nodes that answer NOSCRIPT.
+TEST(Calls, OnlyAScriptsRoundSendsEvalAfterNoscript) {
+  Simulator simulator(3);
+  std::vector<ProcessId> ids;
+  std::vector<ServerProcess*> servers;
+  const ServerProcess::Handler noscript = [](ServerProcess&, const Message& request) {
+    if (request.command().at(0) == "EVAL") return Reply::integer_reply(1);
+    return Reply::error("NOSCRIPT No matching script. Please use EVAL.");
+  };
+  for (int i = 0; i < 3; ++i) {
+    servers.push_back(&simulator.add_process<ServerProcess>("n" + std::to_string(i), noscript));
+    ids.push_back(servers.back()->id());
+  }
+  auto& client = simulator.add_process<TaskProcess>("client");
+  client.set_endpoints(ids);
+  const Script script{.name = "s", .text = "return 1"};
+  std::vector<Outcome> plain;
+  std::vector<Outcome> scripted;
+  auto body = [&]() -> Task<void> {
+    const Call get = plain_call(make_command("GET", "k"));
+    plain =
+        co_await call_all(client, 3, get, FanOut::parallel, {}, Duration::from_ms(10), true, false);
+    const Call call = make_call(script, "k", {"v"});
+    scripted = co_await call_all(client, 3, call, FanOut::parallel, {}, Duration::from_ms(10), true,
+                                 false);
+  };
+  client.spawn(body());
+  simulator.run();
+  ASSERT_EQ(plain.size(), 3u);
+  ASSERT_EQ(scripted.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_TRUE(is_noscript(plain[i]));
+    EXPECT_TRUE(scripted[i].reply.is_integer(1));
+    EXPECT_EQ(servers[i]->requests_served(), 3u);  // GET, EVALSHA, EVAL
+  }
 }
 
 // Release deletes only our own keys: a node where another client's key sits keeps it.
