@@ -75,7 +75,7 @@ Instant ProcessClock::segment_value(const RateSegment& segment, Instant true_tim
   return segment.monotonic_start + Duration::from_ns(static_cast<int64_t>(quotient));
 }
 
-Instant ProcessClock::wall_at(Instant true_time) const {
+Instant ProcessClock::wall_at_otherwise(Instant true_time) const {
   return monotonic_at(true_time) + offsets_[offset_index(true_time)].offset;
 }
 

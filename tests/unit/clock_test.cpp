@@ -115,6 +115,28 @@ TEST(Clock, SkewedReadingsAndDeadlinesExactOnBothSidesOfThe64BitProduct) {
   EXPECT_EQ(plain.monotonic_at(Instant::from_ns(start_ns + reading_edge)).ns(), reading_edge);
 }
 
+// The wall clock reads the monotonic reading plus the wall offset in force, on every side of the
+// inline path's edges (a query at or after both the last rate change and the last step, on a
+// rate-one segment): before and at a step, on a skewed segment, and on a skewed segment before a
+// return to rate one.
+TEST(Clock, WallReadsMonotonicPlusOffsetAroundStepsAndRateChanges) {
+  ProcessClock clock(ProcessClock::Options{.wall_at_start = ms(1000)});
+  clock.step_wall(ms(100), Duration::from_ms(5));
+  clock.set_rate(ms(200), Rate{1001, 1000});
+  clock.set_rate(ms(300), Rate::one());
+  const auto expected = [&clock](Instant at) {
+    return clock.monotonic_at(at) + clock.wall_offset_at(at);
+  };
+  for (const int64_t at_ms : {0, 99, 100, 101, 199, 200, 250, 299, 300, 301, 400}) {
+    EXPECT_EQ(clock.wall_at(ms(at_ms)), expected(ms(at_ms))) << at_ms;
+  }
+  EXPECT_EQ(clock.wall_at(ms(99)), ms(1099));
+  EXPECT_EQ(clock.wall_at(ms(100)), ms(1105));
+  EXPECT_EQ(clock.wall_at(ms(250)), ms(1255) + Duration::from_us(50));
+  EXPECT_EQ(clock.wall_at(ms(299)), ms(1304) + Duration::from_us(99));
+  EXPECT_EQ(clock.wall_at(ms(400)), ms(1405) + Duration::from_us(100));
+}
+
 // Rates compose exactly and reduce.
 TEST(Clock, RatesComposeExactly) {
   EXPECT_EQ(Rate::ppm(500), (Rate{2001, 2000}));
