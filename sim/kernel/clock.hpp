@@ -52,7 +52,18 @@ class ProcessClock {
     }
     return segment_value(segments_[segment_index(true_time)], true_time);
   }
-  Instant wall_at(Instant true_time) const;
+  // Inline for the same common case, also at or after the last wall step: every Redis command
+  // and lock deadline reads the wall clock.
+  Instant wall_at(Instant true_time) const {
+    const RateSegment& last = segments_.back();
+    const OffsetChange& offset = offsets_.back();
+    if (true_time >= last.true_start && true_time >= offset.true_time &&
+        last.rate.numerator == last.rate.denominator) {
+      return last.monotonic_start + Duration::from_ns(true_time.ns() - last.true_start.ns()) +
+             offset.offset;
+    }
+    return wall_at_otherwise(true_time);
+  }
   Instant read(ClockKind kind, Instant true_time) const {
     return kind == ClockKind::wall ? wall_at(true_time) : monotonic_at(true_time);
   }
@@ -112,6 +123,7 @@ class ProcessClock {
                                                   : offset_index_before_last(true_time);
   }
   Instant first_true_time_reaching_otherwise(ClockKind kind, Instant local, Instant from) const;
+  Instant wall_at_otherwise(Instant true_time) const;
   std::size_t segment_index_before_last(Instant true_time) const;
   std::size_t offset_index_before_last(Instant true_time) const;
   static Instant segment_value(const RateSegment& segment, Instant true_time);

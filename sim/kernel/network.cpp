@@ -102,7 +102,18 @@ std::pair<uint32_t, uint32_t> Network::link_loss(ProcessId from, ProcessId to) c
 std::size_t Network::add_partition(PartitionRule rule) {
   std::sort(rule.side_a.begin(), rule.side_a.end());
   std::sort(rule.side_b.begin(), rule.side_b.end());
+  SideBits bits;
+  bits.usable = (rule.side_a.empty() || rule.side_a.back() < 64) &&
+                (rule.side_b.empty() || rule.side_b.back() < 64);
+  if (bits.usable) {
+    for (const ProcessId id : rule.side_a)
+      bits.a |= uint64_t{1} << id;
+    for (const ProcessId id : rule.side_b)
+      bits.b |= uint64_t{1} << id;
+  }
+  partition_bits_.reserve(partitions_.size() + 1);  // both grow, or neither
   partitions_.push_back(std::move(rule));
+  partition_bits_.push_back(bits);
   update_partition_window();
   return partitions_.size() - 1;
 }
@@ -127,8 +138,15 @@ inline bool Network::side_contains(const std::vector<ProcessId>& side, ProcessId
 }
 
 bool Network::cut_by_rules(ProcessId from, ProcessId to, Instant at) const {
-  for (const PartitionRule& rule : partitions_) {
+  for (std::size_t i = 0; i < partitions_.size(); ++i) {
+    const PartitionRule& rule = partitions_[i];
     if (at < rule.start || at >= rule.end) continue;
+    const SideBits& bits = partition_bits_[i];
+    if (bits.usable) {
+      if (has_bit(bits.a, from) && has_bit(bits.b, to)) return true;
+      if (!rule.one_way && has_bit(bits.b, from) && has_bit(bits.a, to)) return true;
+      continue;
+    }
     if (side_contains(rule.side_a, from) && side_contains(rule.side_b, to)) return true;
     if (!rule.one_way && side_contains(rule.side_b, from) && side_contains(rule.side_a, to)) {
       return true;

@@ -157,6 +157,15 @@ class Network {
   void update_partition_window();
   bool cut_by_rules(ProcessId from, ProcessId to, Instant at) const;
   static bool side_contains(const std::vector<ProcessId>& side, ProcessId id);
+  // A rule's sides as bit sets of process ids, when every id in them is below 64 (a world of a
+  // few dozen processes): a bit test each instead of a binary search. By partitions_' index.
+  struct SideBits {
+    uint64_t a = 0;
+    uint64_t b = 0;
+    bool usable = false;  // both sides' ids below 64
+  };
+  static bool has_bit(uint64_t bits, ProcessId id) { return id < 64 && ((bits >> id) & 1) != 0; }
+  std::vector<SideBits> partition_bits_;
   // `delivery`, or the release time of the first hold rule that takes the message.
   Instant held_until(ProcessId from, ProcessId to, const std::string* command_name, Instant now,
                      Instant delivery);

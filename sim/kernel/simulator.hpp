@@ -56,10 +56,11 @@ struct Event {
 // come out in, is the same either way. A taken event's body is given back at once (the
 // dispatch works on a copy): the push that replaces it reuses it.
 //
-// Beside the heap, one FIFO per stream of events that usually come in time order (deliveries
-// over a fixed delay, request timeouts of one length): push_in_order appends an event to its
-// stream's FIFO when it is not earlier than the FIFO's last (its sequence is higher, so the FIFO
-// stays in (time, sequence) order), and pushes it on the heap otherwise. The next event is the
+// Beside the heap, FIFOs for streams of events that usually come in time order (deliveries
+// over a fixed delay, request timeouts of one length; timeouts have a second FIFO, for a second
+// length): push_in_order appends an event to its stream's first FIFO that it is not earlier than
+// the last of (its sequence is higher, so the FIFO stays in (time, sequence) order), and pushes
+// it on the heap when there is none. The next event is the
 // earliest of the heap's root and the FIFOs' fronts, so the order is the one the heap alone
 // would give; an event taken from a FIFO costs no sift. With the FIFOs empty (a run of sleepers
 // only) the choice costs a test.
@@ -107,22 +108,25 @@ class EventQueue {
     if (top_taken_) remove_taken_top();
   }
   void push(Instant time, const Event& event) { push_entry(make_entry(time, event)); }
-  // An event of `stream`: into the stream's FIFO when in order there, else on the heap.
+  // An event of `stream`: into the stream's FIFO when in order there, else (timeouts) into
+  // their second FIFO when in order there, else on the heap.
   [[gnu::always_inline]] void push_in_order(EventStream stream, Instant time, const Event& event) {
     const Entry entry = make_entry(time, event);
-    Fifo& fifo = fifos_[static_cast<std::size_t>(stream)];
-    if (fifo.entries.empty()) {
-      fifo.front = entry;
-    } else if (fifo.entries.back().time_ns > entry.time_ns) {
-      push_entry(entry);
-      return;
+    Fifo* fifo = &fifos_[static_cast<std::size_t>(stream)];
+    if (!fifo->takes(entry)) {
+      if (stream != EventStream::timeouts || !fifos_[second_timeouts].takes(entry)) {
+        push_entry(entry);
+        return;
+      }
+      fifo = &fifos_[second_timeouts];
     }
+    if (fifo->entries.empty()) fifo->front = entry;
     // Full with half of it taken: the taken half makes room (else the vector grows).
-    if (fifo.entries.size() == fifo.entries.capacity() && 2 * fifo.head >= fifo.entries.size())
+    if (fifo->entries.size() == fifo->entries.capacity() && 2 * fifo->head >= fifo->entries.size())
         [[unlikely]] {
-      compact(fifo);
+      compact(*fifo);
     }
-    fifo.entries.push_back(entry);
+    fifo->entries.push_back(entry);
     ++fifo_entries_;
   }
 
@@ -141,7 +145,16 @@ class EventQueue {
     std::vector<Entry> entries;
     std::size_t head = 0;
     Entry front{INT64_MAX, UINT64_MAX};  // entries[head], or the sentinel when empty
+    // In order here: not earlier than the last (a later push has a higher sequence).
+    bool takes(const Entry& entry) const {
+      return entries.empty() || entries.back().time_ns <= entry.time_ns;
+    }
   };
+  // Timeouts of two lengths interleave (a client's 50 ms lock requests between its 1 s resource
+  // requests): a short one pushed after a long one is earlier than the first FIFO's last, and
+  // goes to the second, so that each length keeps to a FIFO of its own instead of the heap.
+  static constexpr std::size_t second_timeouts = 2;
+  static constexpr std::size_t fifo_count = 3;
   Entry make_entry(Instant time, const Event& event);
   void push_entry(Entry entry);
   // Min-heap order: the earliest (time, sequence) first; the key orders as the sequence does.
@@ -160,6 +173,10 @@ class EventQueue {
     if (later(earliest, fifos_[1].front)) {
       earliest = fifos_[1].front;
       chosen = 1;
+    }
+    if (later(earliest, fifos_[2].front)) {
+      earliest = fifos_[2].front;
+      chosen = 2;
     }
     chosen_fifo_ = chosen;
     return Instant::from_ns(earliest.time_ns);
@@ -200,7 +217,7 @@ class EventQueue {
   bool top_taken_ = false;        // the root is being dispatched; the next push replaces it
   uint64_t next_sequence_ = 0;
   uint64_t sequence_limit_;
-  Fifo fifos_[2];
+  Fifo fifos_[fifo_count];
   std::size_t fifo_entries_ = 0;   // in all FIFOs
   uint8_t chosen_fifo_ = no_fifo;  // where next_time() found the earliest event
 };

@@ -165,8 +165,9 @@ TEST(EventQueue, StreamsInTheirFifosKeepTimeThenPushOrder) {
   EXPECT_TRUE(checked.reference.empty());
 }
 
-// Pushes in time order stay off the heap (an event taken from a FIFO costs no sift); one earlier
-// than its FIFO's last goes on the heap and still comes out first.
+// Pushes in time order stay off the heap (an event taken from a FIFO costs no sift); a delivery
+// earlier than its FIFO's last goes on the heap, and so does a timeout earlier than the lasts of
+// both timeout FIFOs; each still comes out in its place.
 TEST(EventQueue, InOrderPushesStayOffTheHeap) {
   Checked checked;
   for (int i = 0; i < 100; ++i)
@@ -174,8 +175,12 @@ TEST(EventQueue, InOrderPushesStayOffTheHeap) {
   for (int i = 0; i < 100; ++i)
     checked.push_in_order(EventStream::timeouts, 5 + i / 2);
   EXPECT_EQ(checked.queue.heap_size(), 0u);
-  checked.push_in_order(EventStream::timeouts, 7);
+  checked.push_in_order(EventStream::deliveries, 9);
   EXPECT_EQ(checked.queue.heap_size(), 1u);
+  checked.push_in_order(EventStream::timeouts, 7);  // the second timeout FIFO's first
+  EXPECT_EQ(checked.queue.heap_size(), 1u);
+  checked.push_in_order(EventStream::timeouts, 6);
+  EXPECT_EQ(checked.queue.heap_size(), 2u);
   // A FIFO that never drains (one pushed per one taken) reuses its room.
   for (int step = 0; step < 5000; ++step) {
     const int64_t now = checked.queue.next_time().ns();
@@ -183,9 +188,32 @@ TEST(EventQueue, InOrderPushesStayOffTheHeap) {
     checked.push_in_order(EventStream::deliveries, now + 40);
   }
   EXPECT_EQ(checked.queue.heap_size(), 0u);
-  EXPECT_LE(checked.queue.body_slots(), 202u);
+  EXPECT_LE(checked.queue.body_slots(), 204u);  // the 203 events queued above, and one
   while (!checked.queue.empty())
     checked.take();
+}
+
+// Timeouts of two lengths interleaved (a client's 50 ms lock requests between its 1000 ms
+// resource requests) keep to the two timeout FIFOs, none on the heap, and come out in (time,
+// push order); a third length interleaved with both goes on the heap.
+TEST(EventQueue, TimeoutsOfTwoLengthsInterleavedStayOffTheHeap) {
+  Checked checked;
+  int64_t now = 0;
+  for (int i = 0; i < 400; ++i) {
+    checked.push_in_order(EventStream::timeouts, now + (i % 7 == 3 ? 1000 : 50));
+    now += 5;
+  }
+  EXPECT_EQ(checked.queue.heap_size(), 0u);
+  for (int i = 0; i < 200; ++i)
+    checked.take();
+  checked.push_in_order(EventStream::timeouts, now + 1000);
+  checked.push_in_order(EventStream::timeouts, now + 50);
+  EXPECT_EQ(checked.queue.heap_size(), 0u);
+  checked.push_in_order(EventStream::timeouts, now + 20);
+  EXPECT_EQ(checked.queue.heap_size(), 1u);
+  while (!checked.queue.empty())
+    checked.take();
+  EXPECT_TRUE(checked.reference.empty());
 }
 
 // Renumbering takes in the FIFOs' entries: ties across the heap and the FIFOs keep push order

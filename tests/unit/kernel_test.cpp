@@ -1093,5 +1093,56 @@ TEST(Kernel, MemoryForgetsMessagesHoweverTheirFlightEnds) {
   EXPECT_EQ(simulator.memory_bytes(), idle);
 }
 
+// Partition rules cut the same pairs whether their sides' ids all lie below 64 (read as bit sets)
+// or not (searched), for senders and receivers on both sides of 64, one-way and two-way, inside
+// and at the edges of each rule's window: against a plain search of the sides.
+TEST(Kernel, PartitionRulesCutTheSamePairsWithIdsBelowAndPast64) {
+  Network network(1);
+  for (ProcessId id = 0; id < 130; ++id)
+    network.name_process(id, "P" + std::to_string(id));
+  const std::vector<PartitionRule> rules = {
+      {.side_a = {63, 3},
+       .side_b = {0, 5},
+       .start = Instant::from_ns(10),
+       .end = Instant::from_ns(20)},
+      {.side_a = {2, 64},
+       .side_b = {100},
+       .one_way = true,
+       .start = Instant::from_ns(15),
+       .end = Instant::from_ns(30)},
+      {.side_a = {7},
+       .side_b = {62, 63},
+       .one_way = true,
+       .start = Instant::from_ns(0),
+       .end = Instant::from_ns(25)},
+  };
+  for (const PartitionRule& rule : rules)
+    network.add_partition(rule);
+  const auto on = [](const std::vector<ProcessId>& side, ProcessId id) {
+    return std::find(side.begin(), side.end(), id) != side.end();
+  };
+  const auto expected_cut = [&](ProcessId from, ProcessId to, Instant at) {
+    for (const PartitionRule& rule : rules) {
+      if (at < rule.start || at >= rule.end) continue;
+      if (on(rule.side_a, from) && on(rule.side_b, to)) return true;
+      if (!rule.one_way && on(rule.side_b, from) && on(rule.side_a, to)) return true;
+    }
+    return false;
+  };
+  int cuts = 0;
+  for (const int64_t at_ns : {5, 9, 10, 14, 15, 19, 20, 24, 25, 29, 30}) {
+    const Instant at = Instant::from_ns(at_ns);
+    for (ProcessId from = 0; from < 130; ++from) {
+      for (ProcessId to = 0; to < 130; ++to) {
+        const bool expected = expected_cut(from, to, at);
+        ASSERT_EQ(network.is_cut(from, to, at), expected)
+            << from << " -> " << to << " at " << at_ns;
+        cuts += expected ? 1 : 0;
+      }
+    }
+  }
+  EXPECT_GT(cuts, 20);
+}
+
 }  // namespace
 }  // namespace redlock_sim
