@@ -88,27 +88,6 @@ TEST(NativeScripts, SCRIPTFLUSHDropsTheOwedRunsWithTheState) {
   EXPECT_EQ(h.engine.owed_script_runs(), 0u);
 }
 
-// GET's reply in a native run is written into a kept Reply (RedisEngine::get_into): every field
-// is written, so nothing of an earlier reply (a long value, an integer) is left in it.
-TEST(NativeScripts, GetIntoLeavesNothingOfTheReplyBefore) {
-  Harness h;
-  h.run(make_command("SET", "long", std::string(100, 'v')));
-  h.run(make_command("LPUSH", "list", "x"));
-  const Command none;
-  RedisEngine::Call call{none, Harness::now_ms, Instant::from_ms(Harness::now_ms), false,
-                         true, h.propagated};
-  Reply reply = Reply::integer_reply(5);
-  h.engine.get_into(call, "long", reply);
-  EXPECT_EQ(reply, Reply::bulk(std::string(100, 'v')));
-  h.engine.get_into(call, "missing", reply);
-  EXPECT_EQ(reply, Reply::nil_reply());
-  reply.integer = 3;
-  reply.elements = ReplyList{Reply::ok()};
-  h.engine.get_into(call, "list", reply);
-  EXPECT_EQ(reply,
-            Reply::error("WRONGTYPE Operation against a key holding the wrong kind of value"));
-}
-
 // A sequence of native runs whose GETs answer a long value, nothing, a short one and a wrong
 // type (Lua's) replies and propagates what Lua alone does, owed runs made in Lua included.
 TEST(NativeScripts, RunsAfterOneAnotherAnswerAsLuaDoes) {
