@@ -904,8 +904,10 @@ struct OwedWriter {
   }
 };
 
-// A recorded reply: only the kinds a native run goes on from are owed.
-enum : uint64_t { owed_nil = 0, owed_bulk = 1, owed_integer = 2 };
+// A recorded reply: only the kinds a native run goes on from are owed. owed_argument is a bulk
+// whose bytes are one of the run's arguments (a lock's own token read back by its GET), written as
+// the argument's index instead of a second copy of its text.
+enum : uint64_t { owed_nil = 0, owed_bulk = 1, owed_integer = 2, owed_argument = 3 };
 // What an owed entry is: a run, or a lock script's body to compile.
 enum : uint64_t { owed_run = 0, owed_compile = 1 };
 
@@ -1595,7 +1597,13 @@ void ScriptRunner::append_owed(const Function& function, const Command& argv, in
   const auto reply_size = [](const Reply& reply) {
     return 2 * word + (reply.type == ReplyType::bulk ? reply.text.size() : 0);
   };
-  std::size_t size = 5 * word + 2 * word + (first.type == ReplyType::bulk ? first.text.size() : 0);
+  // The GET's bytes are the value argument's own when the lock is the caller's (run_native points
+  // them there): only the argument's index is written.
+  const auto value_index = static_cast<std::size_t>(key_count);
+  const bool first_is_value =
+      first.type == ReplyType::bulk && first.text.data() == argv[3 + value_index].data();
+  std::size_t size = 5 * word + 2 * word +
+                     (first.type == ReplyType::bulk && !first_is_value ? first.text.size() : 0);
   for (std::size_t j = 3; j < argv.size(); ++j)
     size += word + argv[j].size();
   for (const RecordedCall& made : prefix_)
@@ -1623,7 +1631,10 @@ void ScriptRunner::append_owed(const Function& function, const Command& argv, in
       out.word(0);
     }
   };
-  if (first.type == ReplyType::bulk) {  // as record() writes a bulk or a nil
+  if (first_is_value) {
+    out.word(owed_argument);
+    out.word(value_index);
+  } else if (first.type == ReplyType::bulk) {  // as record() writes a bulk or a nil
     out.word(owed_bulk);
     out.text(first.text);
   } else {
@@ -1720,6 +1731,8 @@ void ScriptRunner::catch_up() {
         made.reply = Reply::integer_reply(static_cast<int64_t>(take_word(at)));
       } else if (kind == owed_bulk) {
         made.reply = Reply::bulk(take_text(at));
+      } else if (kind == owed_argument) {
+        made.reply = Reply::bulk(strings[static_cast<std::size_t>(take_word(at))]);
       } else {
         take_word(at);
         made.reply = Reply{};

@@ -120,5 +120,31 @@ TEST(NativeScripts, RunsAfterOneAnotherAnswerAsLuaDoes) {
   EXPECT_TRUE(replies[0][4].is_error());
 }
 
+// An owed run whose GET read back the caller's own token records it as the token argument's
+// index (not a second copy): caught up with two keys before ARGV[1], Lua gets the token again,
+// so the runs, their effects and Lua's memory count are what Lua alone makes of them.
+TEST(NativeScripts, AGetOfTheCallersTokenIsCaughtUpAsThatArgument) {
+  std::vector<std::vector<Reply>> replies;
+  std::vector<std::vector<Propagated>> propagated;
+  for (const bool native : {true, false}) {
+    ScriptRunner::run_known_scripts_natively(native);
+    Harness h;
+    std::vector<Reply>& got = replies.emplace_back();
+    const std::string token(50, 'k');
+    h.run(make_command("SET", "lock", token, "PX", "10000"));
+    got.push_back(h.run(eval(scripts::pexpire_if_value, {"lock", "other", token, "20000"}, 2)));
+    got.push_back(h.run(eval(scripts::delete_if_value, {"lock", "other", token}, 2)));
+    got.push_back(h.run(make_command("EVAL", "return tostring(collectgarbage('count'))", "0")));
+    EXPECT_EQ(h.engine.owed_script_runs(), 0u);
+    propagated.push_back(h.propagated);
+  }
+  ScriptRunner::run_known_scripts_natively(true);
+  EXPECT_EQ(replies[0], replies[1]);
+  EXPECT_EQ(propagated[0], propagated[1]);
+  ASSERT_EQ(replies[0].size(), 3u);
+  EXPECT_TRUE(replies[0][0].is_integer(1));
+  EXPECT_TRUE(replies[0][1].is_integer(1));
+}
+
 }  // namespace
 }  // namespace redlock_sim
