@@ -1274,8 +1274,13 @@ Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
   if (by_sha && call.argv[1].size() != 40) {
     return Reply::error("NOSCRIPT No matching script. Please use EVAL.");
   }
-  int64_t key_count = 0;
-  if (!parse_int64(call.argv[2], key_count)) return Reply::error(not_integer);
+  // The key count is nearly always one digit, read here without parse_int64's call and checks.
+  const std::string& count_text = call.argv[2];
+  const auto digit = static_cast<unsigned>(static_cast<unsigned char>(count_text[0])) - '0';
+  int64_t key_count = digit;
+  if ((count_text.size() != 1 || digit > 9) && !parse_int64(count_text, key_count)) {
+    return Reply::error(not_integer);
+  }
   if (key_count > static_cast<int64_t>(call.argv.size()) - 3) {
     return Reply::error("ERR Number of keys can't be greater than number of args");
   }

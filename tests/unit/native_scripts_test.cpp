@@ -146,5 +146,28 @@ TEST(NativeScripts, AGetOfTheCallersTokenIsCaughtUpAsThatArgument) {
   EXPECT_TRUE(replies[0][1].is_integer(1));
 }
 
+// EVAL reads a one-character key count itself: a digit is the count, any other character (the
+// bytes either side of '0'-'9' included) is Redis's not-an-integer error, as are longer counts
+// that parse_int64 refuses; longer ones it takes are counts too.
+TEST(NativeScripts, AOneCharacterKeyCountIsADigitOrNotAnInteger) {
+  Harness h;
+  const Reply not_integer = Reply::error("ERR value is not an integer or out of range");
+  const auto count_keys = [&](const std::string& count, std::vector<std::string> rest) {
+    Command command{"EVAL", "return #KEYS", count};
+    command.insert(command.end(), rest.begin(), rest.end());
+    return h.run(command);
+  };
+  EXPECT_TRUE(count_keys("0", {}).is_integer(0));
+  EXPECT_TRUE(count_keys("1", {"a", "b"}).is_integer(1));
+  EXPECT_TRUE(count_keys("9", {"1", "2", "3", "4", "5", "6", "7", "8", "9"}).is_integer(9));
+  EXPECT_EQ(count_keys("9", {"1"}),
+            Reply::error("ERR Number of keys can't be greater than number of args"));
+  EXPECT_TRUE(count_keys("10", {"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}).is_integer(10));
+  for (const char* bad : {"/", ":", "x", " ", "-", "", "01", "1x"}) {
+    EXPECT_EQ(count_keys(bad, {"a"}), not_integer) << bad;
+  }
+  EXPECT_EQ(count_keys("-1", {"a"}), Reply::error("ERR Number of keys can't be negative"));
+}
+
 }  // namespace
 }  // namespace redlock_sim
