@@ -1373,13 +1373,7 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
   random_state_at_start_ = random_state;
   busy_ = false;
   expired_before_busy_.clear();
-  if (!replaying_) {
-    rerun_.reset();
-    busy_at_ = engine_.busy_instructions();
-    stop_at_ = engine_.options().script_instructions_max;
-  } else {
-    busy_at_ = UINT64_MAX;  // stop_at_ is the SCRIPT KILL's (kill_last)
-  }
+  if (!replaying_) rerun_.reset();
   Reply reply;
   NativeRun native = NativeRun::not_run;
   if (function.native != Native::none && native_scripts_on && !replaying_) {
@@ -1388,6 +1382,14 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
   int status = 0;
   lua_State* lua = nullptr;  // no state may be open yet (catch_up opens one)
   if (native != NativeRun::done) {
+    // Only Lua's count hook reads the bounds (a native run stays under its first period), so
+    // they are set only for a run made in Lua.
+    if (!replaying_) {
+      busy_at_ = engine_.busy_instructions();
+      stop_at_ = engine_.options().script_instructions_max;
+    } else {
+      busy_at_ = UINT64_MAX;  // stop_at_ is the SCRIPT KILL's (kill_last)
+    }
     catch_up();
     lua = lua_;
     if (native == NativeRun::partly) {

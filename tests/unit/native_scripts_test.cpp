@@ -169,5 +169,23 @@ TEST(NativeScripts, AOneCharacterKeyCountIsADigitOrNotAnInteger) {
   EXPECT_EQ(count_keys("-1", {"a"}), Reply::error("ERR Number of keys can't be negative"));
 }
 
+// A native run leaves the Lua count hook's bounds alone: a script made in Lua takes the busy
+// threshold as it is when it runs, whatever native runs came between it and a CONFIG SET.
+TEST(NativeScripts, ALuaRunGoesBusyAtTheThresholdSetBeforeItNotAtANativeRuns) {
+  Harness h;
+  const std::string loop = "local n = 0 for i = 1, 20000 do n = n + i end return n";
+  h.run(make_command("SET", "lock", "mine"));
+  const auto native_run = [&] {
+    EXPECT_TRUE(h.run(eval(scripts::pexpire_if_value, {"lock", "mine", "20000"})).is_integer(1));
+    EXPECT_NE(h.engine.owed_script_runs(), 0u);  // made in C++
+  };
+  for (const char* threshold_ms : {"5000", "1", "5000"}) {
+    EXPECT_TRUE(h.run(make_command("CONFIG", "SET", "busy-reply-threshold", threshold_ms)).is_ok());
+    native_run();
+    EXPECT_TRUE(h.run(make_command("EVAL", loop, "0")).is_integer(200010000));
+    EXPECT_EQ(h.engine.last_script_run().busy, std::string(threshold_ms) == "1") << threshold_ms;
+  }
+}
+
 }  // namespace
 }  // namespace redlock_sim
