@@ -22,7 +22,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -320,9 +319,6 @@ class RedisEngine {
   Reply cmd_ping(Call& call);
   Reply cmd_echo(Call& call);
   Reply cmd_get(Call& call);
-  // GET of `key` with its reply written into `reply`, whose text keeps its room (a native lock
-  // script's GET, scripting.cpp); cmd_get is this with a new Reply.
-  void get_into(Call& call, std::string_view key, Reply& reply);
   Reply cmd_set(Call& call);
   Reply cmd_setnx(Call& call);
   Reply cmd_setex(Call& call);

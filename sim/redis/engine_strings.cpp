@@ -153,22 +153,6 @@ Reply RedisEngine::cmd_get(Call& call) {
   return Reply::bulk(value->string);
 }
 
-void RedisEngine::get_into(Call& call, std::string_view key, Reply& reply) {
-  reply.integer = 0;
-  reply.elements = {};
-  const Value* value = lookup(call, key);
-  if (value == nullptr) {
-    reply.type = ReplyType::nil;
-    reply.text.clear();
-  } else if (value->type != ValueType::string) {
-    reply.type = ReplyType::error;
-    reply.text.assign(wrong_type);
-  } else {
-    reply.type = ReplyType::bulk;
-    reply.text.assign(value->string);
-  }
-}
-
 namespace {
 // `word` is the two letters `first` `second` (lower case) in any case: OR 0x20 lowers A-Z and
 // makes no other byte a lower-case letter.

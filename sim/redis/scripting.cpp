@@ -904,8 +904,10 @@ struct OwedWriter {
   }
 };
 
-// A recorded reply: only the kinds a native run goes on from are owed.
-enum : uint64_t { owed_nil = 0, owed_bulk = 1, owed_integer = 2 };
+// A recorded reply: only the kinds a native run goes on from are owed. owed_argument is a bulk
+// whose bytes are one of the run's arguments (a lock's own token read back by its GET), written as
+// the argument's index instead of a second copy of its text.
+enum : uint64_t { owed_nil = 0, owed_bulk = 1, owed_integer = 2, owed_argument = 3 };
 // What an owed entry is: a run, or a lock script's body to compile.
 enum : uint64_t { owed_run = 0, owed_compile = 1 };
 
@@ -1272,8 +1274,13 @@ Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
   if (by_sha && call.argv[1].size() != 40) {
     return Reply::error("NOSCRIPT No matching script. Please use EVAL.");
   }
-  int64_t key_count = 0;
-  if (!parse_int64(call.argv[2], key_count)) return Reply::error(not_integer);
+  // The key count is nearly always one digit, read here without parse_int64's call and checks.
+  const std::string& count_text = call.argv[2];
+  const auto digit = static_cast<unsigned>(static_cast<unsigned char>(count_text[0])) - '0';
+  int64_t key_count = digit;
+  if ((count_text.size() != 1 || digit > 9) && !parse_int64(count_text, key_count)) {
+    return Reply::error(not_integer);
+  }
   if (key_count > static_cast<int64_t>(call.argv.size()) - 3) {
     return Reply::error("ERR Number of keys can't be greater than number of args");
   }
@@ -1366,13 +1373,7 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
   random_state_at_start_ = random_state;
   busy_ = false;
   expired_before_busy_.clear();
-  if (!replaying_) {
-    rerun_.reset();
-    busy_at_ = engine_.busy_instructions();
-    stop_at_ = engine_.options().script_instructions_max;
-  } else {
-    busy_at_ = UINT64_MAX;  // stop_at_ is the SCRIPT KILL's (kill_last)
-  }
+  if (!replaying_) rerun_.reset();
   Reply reply;
   NativeRun native = NativeRun::not_run;
   if (function.native != Native::none && native_scripts_on && !replaying_) {
@@ -1381,6 +1382,14 @@ Reply ScriptRunner::run(RedisEngine::Call& call, const std::string& sha, int64_t
   int status = 0;
   lua_State* lua = nullptr;  // no state may be open yet (catch_up opens one)
   if (native != NativeRun::done) {
+    // Only Lua's count hook reads the bounds (a native run stays under its first period), so
+    // they are set only for a run made in Lua.
+    if (!replaying_) {
+      busy_at_ = engine_.busy_instructions();
+      stop_at_ = engine_.options().script_instructions_max;
+    } else {
+      busy_at_ = UINT64_MAX;  // stop_at_ is the SCRIPT KILL's (kill_last)
+    }
     catch_up();
     lua = lua_;
     if (native == NativeRun::partly) {
@@ -1595,7 +1604,13 @@ void ScriptRunner::append_owed(const Function& function, const Command& argv, in
   const auto reply_size = [](const Reply& reply) {
     return 2 * word + (reply.type == ReplyType::bulk ? reply.text.size() : 0);
   };
-  std::size_t size = 5 * word + 2 * word + (first.type == ReplyType::bulk ? first.text.size() : 0);
+  // The GET's bytes are the value argument's own when the lock is the caller's (run_native points
+  // them there): only the argument's index is written.
+  const auto value_index = static_cast<std::size_t>(key_count);
+  const bool first_is_value =
+      first.type == ReplyType::bulk && first.text.data() == argv[3 + value_index].data();
+  std::size_t size = 5 * word + 2 * word +
+                     (first.type == ReplyType::bulk && !first_is_value ? first.text.size() : 0);
   for (std::size_t j = 3; j < argv.size(); ++j)
     size += word + argv[j].size();
   for (const RecordedCall& made : prefix_)
@@ -1623,7 +1638,10 @@ void ScriptRunner::append_owed(const Function& function, const Command& argv, in
       out.word(0);
     }
   };
-  if (first.type == ReplyType::bulk) {  // as record() writes a bulk or a nil
+  if (first_is_value) {
+    out.word(owed_argument);
+    out.word(value_index);
+  } else if (first.type == ReplyType::bulk) {  // as record() writes a bulk or a nil
     out.word(owed_bulk);
     out.text(first.text);
   } else {
@@ -1720,6 +1738,8 @@ void ScriptRunner::catch_up() {
         made.reply = Reply::integer_reply(static_cast<int64_t>(take_word(at)));
       } else if (kind == owed_bulk) {
         made.reply = Reply::bulk(take_text(at));
+      } else if (kind == owed_argument) {
+        made.reply = Reply::bulk(strings[static_cast<std::size_t>(take_word(at))]);
       } else {
         take_word(at);
         made.reply = Reply{};

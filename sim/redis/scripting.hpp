@@ -141,7 +141,7 @@ class ScriptRunner {
   struct NativeGet {
     ReplyType type = ReplyType::nil;
     std::string_view text;
-    Reply reply() const;  // the reply get_into writes
+    Reply reply() const;  // as a Reply, for a run that goes on in Lua
   };
   NativeGet native_get(const std::string& key);
   // The Call a native run makes on the engine (defined in scripting.cpp, its only user).

@@ -520,8 +520,8 @@ bool ClusterNode::handle_wait(Message& message) {
   if (!parse_int64(argv[1], wanted) || !parse_int64(argv[2], timeout_ms) || timeout_ms < 0) {
     return false;
   }
-  const auto written = client_write_offsets_.find(message.from);
-  const int64_t offset = written == client_write_offsets_.end() ? 0 : written->second;
+  const int64_t offset =
+      message.from < client_write_offsets_.size() ? client_write_offsets_[message.from] : 0;
   const int64_t acked = count_acked(offset);
   if (acked >= wanted || message.request_id == 0) {
     if (message.request_id != 0) reply_to(message, Reply::integer_reply(acked));

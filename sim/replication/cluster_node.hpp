@@ -189,8 +189,10 @@ class ClusterNode : public RedisNode {
   std::map<ProcessId, Instant> full_syncs_pending_;
   void start_full_syncs();
   void send_full_resync(ProcessId replica);
-  std::map<ProcessId, int64_t> client_write_offsets_;  // Redis's c->woff, per client process
-  std::map<uint64_t, Waiter> waiters_;                 // by timer tag
+  // Redis's c->woff, per client process, by process id (0: none written; ids are small): written
+  // after every write on a master, where a map's search cost more than the write.
+  std::vector<int64_t> client_write_offsets_;
+  std::map<uint64_t, Waiter> waiters_;  // by timer tag
   uint64_t next_waiter_tag_ = 0;
 
   // Replica role. The configured master survives restarts (Sentinel rewrites the config file).

@@ -57,7 +57,12 @@ Reply ClusterNode::handle_command(const Message& request) {
   const int64_t before = offset_;
   Reply reply = writes_refused() ? execute_refusing_writes(request) : RedisNode::handle(request);
   // Redis's c->woff: the offset right after this client's last command that propagated.
-  if (is_master() && offset_ != before) client_write_offsets_[request.from] = offset_;
+  if (is_master() && offset_ != before) {
+    if (request.from >= client_write_offsets_.size()) {
+      client_write_offsets_.resize(std::size_t{request.from} + 1, 0);
+    }
+    client_write_offsets_[request.from] = offset_;
+  }
   return reply;
 }
 

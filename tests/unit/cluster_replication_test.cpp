@@ -91,6 +91,29 @@ TEST(ClusterReplication, WaitCountsReplicasThatAckedTheClientsWrite) {
   EXPECT_TRUE(reply_of(on_replica).is_error());
 }
 
+// WAIT counts from each client's own last write (Redis's c->woff, kept by client process id):
+// client b's write is not acked behind a cut, while a (an id below b's) and c (above it) wrote
+// nothing, so every replica has acked what they wrote and their WAITs return at once.
+TEST(ClusterReplication, WaitOfAClientThatNeverWroteCountsEveryReplica) {
+  ClusterWorld world({master_spec("M"), replica_spec("R", "M")}, {}, {"a", "b", "c"});
+  world.at(500, [&] {
+    world.simulator.network().add_partition({.side_a = {world.id("M")}, .side_b = {world.id("R")}});
+  });
+  auto b = world.send_at(1000, "M",
+                         {make_command("SET", "k", "v"), make_command("WAIT", "1", "100")}, 1);
+  auto a = world.send_at(1010, "M", {make_command("WAIT", "1", "100")}, 0);
+  auto c = world.send_at(1010, "M", {make_command("WAIT", "1", "100")}, 2);
+  world.run_until(2000);
+  ASSERT_EQ(b->size(), 2u);
+  EXPECT_EQ(reply_of(b, 1), Reply::integer_reply(0));
+  ASSERT_EQ(a->size(), 1u);
+  EXPECT_EQ(reply_of(a), Reply::integer_reply(1));
+  EXPECT_LT(a->at(0).at, Instant::from_ms(1100));  // at once, not at the timeout
+  ASSERT_EQ(c->size(), 1u);
+  EXPECT_EQ(reply_of(c), Reply::integer_reply(1));
+  EXPECT_LT(c->at(0).at, Instant::from_ms(1100));
+}
+
 // Item 11 and F12: with min-replicas-to-write 1 and max-lag 10 an isolated master refuses writes
 // (also a script's) with NOREPLICAS after about 10 s, and accepts again once the replica acks.
 TEST(ClusterReplication, MinReplicasRefusesWritesOfIsolatedMaster) {

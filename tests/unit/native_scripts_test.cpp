@@ -88,27 +88,6 @@ TEST(NativeScripts, SCRIPTFLUSHDropsTheOwedRunsWithTheState) {
   EXPECT_EQ(h.engine.owed_script_runs(), 0u);
 }
 
-// GET's reply in a native run is written into a kept Reply (RedisEngine::get_into): every field
-// is written, so nothing of an earlier reply (a long value, an integer) is left in it.
-TEST(NativeScripts, GetIntoLeavesNothingOfTheReplyBefore) {
-  Harness h;
-  h.run(make_command("SET", "long", std::string(100, 'v')));
-  h.run(make_command("LPUSH", "list", "x"));
-  const Command none;
-  RedisEngine::Call call{none, Harness::now_ms, Instant::from_ms(Harness::now_ms), false,
-                         true, h.propagated};
-  Reply reply = Reply::integer_reply(5);
-  h.engine.get_into(call, "long", reply);
-  EXPECT_EQ(reply, Reply::bulk(std::string(100, 'v')));
-  h.engine.get_into(call, "missing", reply);
-  EXPECT_EQ(reply, Reply::nil_reply());
-  reply.integer = 3;
-  reply.elements = ReplyList{Reply::ok()};
-  h.engine.get_into(call, "list", reply);
-  EXPECT_EQ(reply,
-            Reply::error("WRONGTYPE Operation against a key holding the wrong kind of value"));
-}
-
 // A sequence of native runs whose GETs answer a long value, nothing, a short one and a wrong
 // type (Lua's) replies and propagates what Lua alone does, owed runs made in Lua included.
 TEST(NativeScripts, RunsAfterOneAnotherAnswerAsLuaDoes) {
@@ -139,6 +118,73 @@ TEST(NativeScripts, RunsAfterOneAnotherAnswerAsLuaDoes) {
   EXPECT_TRUE(replies[0][2].is_integer(1));
   EXPECT_TRUE(replies[0][3].is_integer(1));
   EXPECT_TRUE(replies[0][4].is_error());
+}
+
+// An owed run whose GET read back the caller's own token records it as the token argument's
+// index (not a second copy): caught up with two keys before ARGV[1], Lua gets the token again,
+// so the runs, their effects and Lua's memory count are what Lua alone makes of them.
+TEST(NativeScripts, AGetOfTheCallersTokenIsCaughtUpAsThatArgument) {
+  std::vector<std::vector<Reply>> replies;
+  std::vector<std::vector<Propagated>> propagated;
+  for (const bool native : {true, false}) {
+    ScriptRunner::run_known_scripts_natively(native);
+    Harness h;
+    std::vector<Reply>& got = replies.emplace_back();
+    const std::string token(50, 'k');
+    h.run(make_command("SET", "lock", token, "PX", "10000"));
+    got.push_back(h.run(eval(scripts::pexpire_if_value, {"lock", "other", token, "20000"}, 2)));
+    got.push_back(h.run(eval(scripts::delete_if_value, {"lock", "other", token}, 2)));
+    got.push_back(h.run(make_command("EVAL", "return tostring(collectgarbage('count'))", "0")));
+    EXPECT_EQ(h.engine.owed_script_runs(), 0u);
+    propagated.push_back(h.propagated);
+  }
+  ScriptRunner::run_known_scripts_natively(true);
+  EXPECT_EQ(replies[0], replies[1]);
+  EXPECT_EQ(propagated[0], propagated[1]);
+  ASSERT_EQ(replies[0].size(), 3u);
+  EXPECT_TRUE(replies[0][0].is_integer(1));
+  EXPECT_TRUE(replies[0][1].is_integer(1));
+}
+
+// EVAL reads a one-character key count itself: a digit is the count, any other character (the
+// bytes either side of '0'-'9' included) is Redis's not-an-integer error, as are longer counts
+// that parse_int64 refuses; longer ones it takes are counts too.
+TEST(NativeScripts, AOneCharacterKeyCountIsADigitOrNotAnInteger) {
+  Harness h;
+  const Reply not_integer = Reply::error("ERR value is not an integer or out of range");
+  const auto count_keys = [&](const std::string& count, std::vector<std::string> rest) {
+    Command command{"EVAL", "return #KEYS", count};
+    command.insert(command.end(), rest.begin(), rest.end());
+    return h.run(command);
+  };
+  EXPECT_TRUE(count_keys("0", {}).is_integer(0));
+  EXPECT_TRUE(count_keys("1", {"a", "b"}).is_integer(1));
+  EXPECT_TRUE(count_keys("9", {"1", "2", "3", "4", "5", "6", "7", "8", "9"}).is_integer(9));
+  EXPECT_EQ(count_keys("9", {"1"}),
+            Reply::error("ERR Number of keys can't be greater than number of args"));
+  EXPECT_TRUE(count_keys("10", {"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}).is_integer(10));
+  for (const char* bad : {"/", ":", "x", " ", "-", "", "01", "1x"}) {
+    EXPECT_EQ(count_keys(bad, {"a"}), not_integer) << bad;
+  }
+  EXPECT_EQ(count_keys("-1", {"a"}), Reply::error("ERR Number of keys can't be negative"));
+}
+
+// A native run leaves the Lua count hook's bounds alone: a script made in Lua takes the busy
+// threshold as it is when it runs, whatever native runs came between it and a CONFIG SET.
+TEST(NativeScripts, ALuaRunGoesBusyAtTheThresholdSetBeforeItNotAtANativeRuns) {
+  Harness h;
+  const std::string loop = "local n = 0 for i = 1, 20000 do n = n + i end return n";
+  h.run(make_command("SET", "lock", "mine"));
+  const auto native_run = [&] {
+    EXPECT_TRUE(h.run(eval(scripts::pexpire_if_value, {"lock", "mine", "20000"})).is_integer(1));
+    EXPECT_NE(h.engine.owed_script_runs(), 0u);  // made in C++
+  };
+  for (const char* threshold_ms : {"5000", "1", "5000"}) {
+    EXPECT_TRUE(h.run(make_command("CONFIG", "SET", "busy-reply-threshold", threshold_ms)).is_ok());
+    native_run();
+    EXPECT_TRUE(h.run(make_command("EVAL", loop, "0")).is_integer(200010000));
+    EXPECT_EQ(h.engine.last_script_run().busy, std::string(threshold_ms) == "1") << threshold_ms;
+  }
 }
 
 }  // namespace
