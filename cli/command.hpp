@@ -29,6 +29,9 @@ struct Registrar {
 // PATH), shell-quoted when it needs to be.
 const std::string& program_name();
 void set_program_name(const char* argv0);
+// The path this tool was started by, as given (argv[0], unquoted; "redlock-sim" when empty): what
+// another program started in its place is given as its argv[0].
+const std::string& started_as();
 
 // Prints "redlock-sim: <message>" and a hint, and returns exit_bad_input.
 int bad_input(const std::string& message);

@@ -50,8 +50,20 @@ const std::string& program_name() {
   return program_name_storage();
 }
 
+namespace {
+std::string& started_as_storage() {
+  static std::string path = "redlock-sim";
+  return path;
+}
+}  // namespace
+
+const std::string& started_as() {
+  return started_as_storage();
+}
+
 void set_program_name(const char* argv0) {
   const std::string given = argv0 == nullptr ? "" : argv0;
+  if (!given.empty()) started_as_storage() = given;
   if (given.find('/') == std::string::npos) return;
   const bool plain = given.find_first_not_of(
                          "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

@@ -26,8 +26,9 @@ int run_serve(const std::vector<std::string>& arguments) {
     return bad_input("serve: the playground server is missing: " + server.string() +
                      " (it is built beside redlock-sim: rebuild with scripts/build.sh)");
   }
-  // Started as this tool was, so its messages and reproduce lines name it the same way.
-  std::vector<std::string> words = {program_name(), "serve"};
+  // Started as this tool was (argv[0] as given, not the shell-quoted program name), so its
+  // messages and reproduce lines name it the same way.
+  std::vector<std::string> words = {started_as(), "serve"};
   words.insert(words.end(), arguments.begin(), arguments.end());
   std::vector<char*> argv;
   for (std::string& word : words)

@@ -33,7 +33,7 @@ endif()
 
 install(TARGETS ${redlock_exported_targets} EXPORT redlock_sim_targets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(TARGETS redlock-sim redlock_clock_shim
+install(TARGETS redlock-sim redlock-sim-serve redlock_clock_shim
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_BINDIR})
 foreach(folder lock_impls sim scenarios reports api)

@@ -12,6 +12,11 @@ mkdir -p "$work"
 fail() { echo "example test: $*"; exit 1; }
 cmake --install "$build_dir" --prefix "$work/prefix" > "$work/install.log" 2>&1 ||
   { cat "$work/install.log"; fail "cmake --install failed"; }
+# The installed CLI's `serve` runs the playground server installed beside it.
+[ -x "$work/prefix/bin/redlock-sim-serve" ] || fail "redlock-sim-serve is not installed beside redlock-sim"
+"$work/prefix/bin/redlock-sim" serve --port 70000 > "$work/serve.log" 2>&1
+[ $? = 2 ] && grep -qF -- "--port must be in [0, 65535]" "$work/serve.log" ||
+  { cat "$work/serve.log"; fail "the installed redlock-sim serve does not reach its server"; }
 launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S "$source_dir/examples/my-lock" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
