@@ -243,6 +243,7 @@ const Command& Call::plain() const {
 }
 
 void Call::add_key(std::string key) {
+  SIM_ASSERT(script_ != nullptr);  // a plain call's argv is all it has: no keys to rebuild from
   keys_.push_back(std::move(key));
   argv_.reset();  // built from the old keys
 }

@@ -95,7 +95,8 @@ class Port {
   // The same with an argv the caller keeps, which the requests share without copying it (a
   // request sent again, as every attempt with one token is, is built once). It is const: it must
   // not change while any request holds it. `command` (the pointer) and `nodes` are read when the
-  // requests start.
+  // requests start. (The simulator's requests hold it; a port whose requests cannot, such as the
+  // real backend's, copies it per node as the other overload does.)
   BroadcastAwaitable broadcast(const std::shared_ptr<const Command>& command,
                                std::span<const NodeId> nodes, Duration timeout,
                                FanOutOptions options = {});
@@ -114,8 +115,8 @@ class Port {
   virtual void start_broadcast(const Command& command, std::span<const NodeId> nodes,
                                Duration timeout, const FanOutOptions& options,
                                std::vector<Outcome>* results, std::coroutine_handle<> waiter);
-  // By default a broadcast of the argv itself; an implementation whose requests can hold it
-  // overrides it.
+  // By default `start_broadcast` of `*command` (a copy per node); an implementation whose
+  // requests can hold the shared argv itself overrides it.
   virtual void start_shared_broadcast(const std::shared_ptr<const Command>& command,
                                       std::span<const NodeId> nodes, Duration timeout,
                                       const FanOutOptions& options, std::vector<Outcome>* results,

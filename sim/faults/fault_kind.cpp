@@ -8,9 +8,12 @@ namespace redlock_sim {
 
 const FaultKindDescriptor& fault_kind(const std::string& name) {
   const FaultKindDescriptor* kind = find_fault_kind(name);
-  // A name no kind has prints itself against the empty string (a found kind's name is `name`:
-  // no strings are made to compare them).
-  if (kind == nullptr) SIM_ASSERT_EQ(std::string(), name);
+  // A name no kind has (the empty one too) stops the program, naming it; a found kind's name is
+  // `name`, so nothing is compared for it.
+  if (kind == nullptr) {
+    detail::assertion_failed("fault_kind(name) names a kind", __FILE__, __LINE__,
+                             "name = '" + name + "'");
+  }
   return *kind;
 }
 

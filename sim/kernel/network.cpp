@@ -111,9 +111,14 @@ std::size_t Network::add_partition(PartitionRule rule) {
     for (const ProcessId id : rule.side_b)
       bits.b |= uint64_t{1} << id;
   }
-  partition_bits_.reserve(partitions_.size() + 1);  // both grow, or neither
-  partitions_.push_back(std::move(rule));
+  // Both grow, or neither (no per-rule reserve: that would reallocate at every rule).
   partition_bits_.push_back(bits);
+  try {
+    partitions_.push_back(std::move(rule));
+  } catch (...) {
+    partition_bits_.pop_back();
+    throw;
+  }
   update_partition_window();
   return partitions_.size() - 1;
 }

@@ -88,8 +88,8 @@ class TaskProcess : public Process, public Port {
   void complete(uint32_t request_slot, Reply* reply);
   // `command` copied into a kept argv no message holds any more (its buffers reused), else a new
   // one: the argv a broadcast's messages share. At most `share_looks_max` kept argvs are looked
-  // at, from the one after the last taken: argvs come free in about the order they were sent, so
-  // that one usually is; when many are held (a paused node keeps every request it is sent), a
+  // at, from the one after the last looked at: argvs come free in about the order they were sent,
+  // so that one usually is; when many are held (a paused node keeps every request it is sent), a
   // new one is added after a few looks instead of a look at every kept one.
   std::shared_ptr<const Command> share(const Command& command);
   static constexpr std::size_t share_looks_max = 4;

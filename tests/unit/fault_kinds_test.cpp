@@ -33,7 +33,8 @@ TEST(FaultKinds, TheRegistryListsEveryKindOnceByName) {
                              }));
   EXPECT_EQ(find_fault_kind("no_such_fault"), nullptr);
   // fault_kind asks for a kind that exists: a name none has stops the program, naming it.
-  EXPECT_DEATH(fault_kind("no_such_fault"), "right = no_such_fault");
+  EXPECT_DEATH(fault_kind("no_such_fault"), "name = 'no_such_fault'");
+  EXPECT_DEATH(fault_kind(""), "name = ''");
   EXPECT_STREQ(fault_kind("pause").name, "pause");
   // The kinds the scenario files of this repository use are all there.
   for (const char* name :

@@ -957,9 +957,10 @@ TEST(Kernel, ASharedArgvsBroadcastSendsTheArgvItself) {
 }
 
 // While receivers hold many broadcasts' argvs (as a paused node holds every request), a broadcast
-// looks at a few kept argvs only: it never takes one that a message holds, and the argvs that
-// come free, wherever they lie among the kept ones, are taken by the broadcasts after.
-TEST(Kernel, ABroadcastTakesOnlyFreeArgvsWhileManyAreHeld) {
+// never takes one that a message holds, and the argvs that come free, wherever they lie among
+// the kept ones, are taken by the broadcasts after (the edges of `share`'s window of looks; the
+// full scan before it passed this too).
+TEST(Kernel, ABroadcastNeverTakesAnArgvAMessageHolds) {
   Simulator simulator(5);
   std::vector<ProcessId> ids;
   std::vector<Keeper*> keepers;
