@@ -31,15 +31,20 @@ status=$?
 grep -qF "serve: the playground server is missing: $out/alone/redlock-sim-serve" "$out/alone.txt" ||
   fail "$(cat "$out/alone.txt")"
 
-"$cli" serve --port 0 scenarios/kleppmann-clock-jump.json >"$out/serve.txt" 2>&1 &
-server_pid=$!
-url=""
-for _ in $(seq 1 100); do
-  url=$(sed -n 's|^redlock-sim serve: \(http://127.0.0.1:[0-9]*/\).*|\1|p' "$out/serve.txt")
-  [ -n "$url" ] && break
-  sleep 0.1
-done
-[ -n "$url" ] || fail "no address printed: $(cat "$out/serve.txt")"
+# start_server CLI LOG: serves the clock-jump file on a free port; sets server_pid and url.
+start_server() {
+  "$1" serve --port 0 scenarios/kleppmann-clock-jump.json >"$2" 2>&1 &
+  server_pid=$!
+  url=""
+  for _ in $(seq 1 100); do
+    url=$(sed -n 's|^redlock-sim serve: \(http://127.0.0.1:[0-9]*/\).*|\1|p' "$2")
+    [ -n "$url" ] && return 0
+    sleep 0.1
+  done
+  fail "no address printed by $1: $(cat "$2")"
+}
+
+start_server "$cli" "$out/serve.txt"
 names=$(python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1] + "api/scenarios", timeout=10).read().decode())' "$url") ||
   fail "GET ${url}api/scenarios failed"
 grep -qF '"name":"kleppmann-clock-jump"' <<<"$names" || fail "scenarios listed: $names"
@@ -56,15 +61,7 @@ fi
 # A path that needs quoting is handed over as typed: the playground's reproduce line names it
 # once quoted, as `run` prints it.
 mkdir -p "$out/a b" && cp "$cli" "$out/a b/redlock-sim" && cp "$(dirname "$cli")/redlock-sim-serve" "$out/a b/"
-"$out/a b/redlock-sim" serve --port 0 scenarios/kleppmann-clock-jump.json >"$out/spaced.txt" 2>&1 &
-server_pid=$!
-url=""
-for _ in $(seq 1 100); do
-  url=$(sed -n 's|^redlock-sim serve: \(http://127.0.0.1:[0-9]*/\).*|\1|p' "$out/spaced.txt")
-  [ -n "$url" ] && break
-  sleep 0.1
-done
-[ -n "$url" ] || fail "no address printed from a spaced path: $(cat "$out/spaced.txt")"
+start_server "$out/a b/redlock-sim" "$out/spaced.txt"
 reply=$(python3 - "$url" <<'PY'
 import json, sys, urllib.request
 text = open("scenarios/kleppmann-clock-jump.json").read()

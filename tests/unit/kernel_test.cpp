@@ -878,19 +878,33 @@ class Keeper : public Process {
   void on_timer(uint64_t /*tag*/) override {}
 };
 
+// Three keepers (ids 0, 1, 2) and then a client whose endpoints 0, 1, 2 are they.
+struct KeeperWorld {
+  Simulator simulator{5};
+  std::vector<Keeper*> keepers;
+  TaskProcess& client = add_keepers_then_client();
+
+ private:
+  TaskProcess& add_keepers_then_client() {
+    std::vector<ProcessId> ids;
+    for (int i = 0; i < 3; ++i) {
+      keepers.push_back(&simulator.add_process<Keeper>("n" + std::to_string(i)));
+      ids.push_back(keepers.back()->id());
+    }
+    auto& added = simulator.add_process<TaskProcess>("client");
+    added.set_endpoints(ids);
+    return added;
+  }
+};
+
 // A broadcast's messages share one copy of its argv (no copy per node), which lives as long as
 // any of them does: messages kept by their receivers still read their own argv after later
 // broadcasts, and the copy is reused only once no message holds it.
 TEST(Kernel, ABroadcastsMessagesShareOneArgvThatLivesWhileAnyHoldsIt) {
-  Simulator simulator(5);
-  std::vector<ProcessId> ids;
-  std::vector<Keeper*> keepers;
-  for (int i = 0; i < 3; ++i) {
-    keepers.push_back(&simulator.add_process<Keeper>("n" + std::to_string(i)));
-    ids.push_back(keepers.back()->id());
-  }
-  auto& client = simulator.add_process<TaskProcess>("client");
-  client.set_endpoints(ids);
+  KeeperWorld world;
+  Simulator& simulator = world.simulator;
+  std::vector<Keeper*>& keepers = world.keepers;
+  TaskProcess& client = world.client;
   const Command first = make_command("EVAL", std::string(120, 'a'), "1", "lock:a", "t1");
   const Command second = make_command("EVAL", std::string(90, 'b'), "1", "lock:b", "t2", "x");
   const std::vector<NodeId> nodes = {2, 0, 1};
@@ -928,15 +942,10 @@ TEST(Kernel, ABroadcastsMessagesShareOneArgvThatLivesWhileAnyHoldsIt) {
 // A broadcast of an argv the caller shares sends that argv itself: every message holds it (no
 // copy, not even one kept by the process), and it lives while any of them does.
 TEST(Kernel, ASharedArgvsBroadcastSendsTheArgvItself) {
-  Simulator simulator(5);
-  std::vector<ProcessId> ids;
-  std::vector<Keeper*> keepers;
-  for (int i = 0; i < 3; ++i) {
-    keepers.push_back(&simulator.add_process<Keeper>("n" + std::to_string(i)));
-    ids.push_back(keepers.back()->id());
-  }
-  auto& client = simulator.add_process<TaskProcess>("client");
-  client.set_endpoints(ids);
+  KeeperWorld world;
+  Simulator& simulator = world.simulator;
+  std::vector<Keeper*>& keepers = world.keepers;
+  TaskProcess& client = world.client;
   auto argv = std::make_shared<const Command>(make_command("SET", "k", "t1", "NX", "PX", "9"));
   const Command* sent = argv.get();
   const std::vector<NodeId> nodes = {1, 2, 0};
@@ -961,15 +970,10 @@ TEST(Kernel, ASharedArgvsBroadcastSendsTheArgvItself) {
 // the kept ones, are taken by the broadcasts after (the edges of `share`'s window of looks; the
 // full scan before it passed this too).
 TEST(Kernel, ABroadcastNeverTakesAnArgvAMessageHolds) {
-  Simulator simulator(5);
-  std::vector<ProcessId> ids;
-  std::vector<Keeper*> keepers;
-  for (int i = 0; i < 3; ++i) {
-    keepers.push_back(&simulator.add_process<Keeper>("n" + std::to_string(i)));
-    ids.push_back(keepers.back()->id());
-  }
-  auto& client = simulator.add_process<TaskProcess>("client");
-  client.set_endpoints(ids);
+  KeeperWorld world;
+  Simulator& simulator = world.simulator;
+  std::vector<Keeper*>& keepers = world.keepers;
+  TaskProcess& client = world.client;
   const std::vector<NodeId> nodes = {0, 1, 2};
   const auto command = [](int i) {
     return make_command("EVAL", std::string(60 + i, 'a'), "1", "lock:" + std::to_string(i));
