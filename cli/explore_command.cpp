@@ -40,7 +40,7 @@ Explored run_seeds(const Scenario& base, const ExploreConfig& config, uint64_t s
   const auto began = Clock::now();
   uint64_t tick = 0;
   const auto print_progress = [&] {
-    if (!show_progress || tick++ % 10 != 0) return;
+    if (tick++ % 10 != 0) return;
     const double elapsed = std::chrono::duration<double>(Clock::now() - began).count();
     std::fprintf(stderr, "\r  seeds %llu  %.1f seeds/s  violations: mx %llu, rs %llu, lv %llu   ",
                  static_cast<unsigned long long>(progress.done.load()),
@@ -57,8 +57,13 @@ Explored run_seeds(const Scenario& base, const ExploreConfig& config, uint64_t s
                 .jobs = jobs,
                 .attribute = attribute},
       registry_lock_factory(),
+      // Without a progress line one worker is the calling thread: a process that never starts a
+      // thread keeps libstdc++'s shared_ptr counts unlocked (`__libc_single_threaded`).
       [&](unsigned workers, const std::function<void()>& worker) {
-        run_workers(workers, worker, print_progress);
+        if (show_progress)
+          run_workers(workers, worker, print_progress);
+        else
+          run_workers(workers, worker);
       },
       &progress);
   if (show_progress) std::fprintf(stderr, "\n");
