@@ -80,7 +80,8 @@ const E::CommandSpec command_table[] = {
     {"wait", 3, command_noscript, &E::cmd_wait},
 };
 
-std::string unknown_command_error(const Command& argv) {
+// Out of line: execute, flattened, would otherwise take it in (a cold path).
+[[gnu::noinline, gnu::cold]] std::string unknown_command_error(const Command& argv) {
   std::string args;
   for (std::size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
     args += "'" + argv[i].substr(0, 128 - args.size()) + "' ";
@@ -328,8 +329,9 @@ RedisEngine::RedisEngine(EngineOptions options)
 
 RedisEngine::~RedisEngine() = default;
 
-Reply RedisEngine::execute(const Command& command, const ExecutionContext& context,
-                           std::vector<Propagated>& propagate) {
+// Flattened: dispatch (called only from here) is made in place, one call less a command.
+[[gnu::flatten]] Reply RedisEngine::execute(const Command& command, const ExecutionContext& context,
+                                            std::vector<Propagated>& propagate) {
   Call call{command,  context.wall_now.ms_floor(), context.wall_now, context.from_master, false,
             propagate};
   script_run_ = ScriptRun{};

@@ -55,7 +55,8 @@ Reply ClusterNode::handle(const Message& request) {
 // (g++ moves a named return value when other return statements return other objects).
 Reply ClusterNode::handle_command(const Message& request) {
   const int64_t before = offset_;
-  Reply reply = writes_refused() ? execute_refusing_writes(request) : RedisNode::handle(request);
+  // RedisNode::handle's step made here (execute of the request's argv): one call less a request.
+  Reply reply = writes_refused() ? execute_refusing_writes(request) : execute(request.command());
   // Redis's c->woff: the offset right after this client's last command that propagated.
   if (is_master() && offset_ != before) {
     if (request.from >= client_write_offsets_.size()) {
