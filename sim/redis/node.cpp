@@ -11,7 +11,8 @@ RedisNode::RedisNode(Simulator& simulator, ProcessId id, std::string name, Engin
       engine_(std::move(options)),
       expire_rng_(simulator.rng("redis/" + this->name() + "/active-expire")) {}
 
-Reply RedisNode::execute(const Command& command, bool from_master) {
+// Flattened: flush_effects and its inline steps are made in place (this runs for every command).
+[[gnu::flatten]] Reply RedisNode::execute(const Command& command, bool from_master) {
   const ExecutionContext context{.wall_now = wall_now(), .from_master = from_master};
   Reply reply = engine_.execute(command, context, effects_);
   if (serving_request_ && engine_.last_script_run().busy) {
