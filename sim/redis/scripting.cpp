@@ -1537,8 +1537,10 @@ const Reply* ScriptRunner::native_del(const std::string& key, std::size_t& run_b
   return &made.reply;
 }
 
-ScriptRunner::NativeRun ScriptRunner::run_native(const Function& function, RedisEngine::Call& call,
-                                                 int64_t key_count, Reply& reply) {
+// Flattened: its steps (GET, DEL, the owed record) are made in place, once a lock script's run.
+[[gnu::flatten]] ScriptRunner::NativeRun ScriptRunner::run_native(const Function& function,
+                                                                  RedisEngine::Call& call,
+                                                                  int64_t key_count, Reply& reply) {
   const Command& argv = call.argv;
   const auto keys = static_cast<std::size_t>(key_count);
   const std::size_t args = argv.size() - 3 - keys;
