@@ -456,7 +456,10 @@ Reply RedisEngine::dispatch(Call& call) {
   return (this->*(spec->handler))(call);
 }
 
-Value* RedisEngine::lookup(Call& call, std::string_view key) {
+// lookup, find_live, lookup_for_store and erase_key are flattened: their steps (the last entry
+// compared, a descent, an expired key's deletion, a spare node kept) are made in place, as each
+// runs for nearly every command.
+[[gnu::flatten]] Value* RedisEngine::lookup(Call& call, std::string_view key) {
   const auto it = find_live(call, key);
   return it == keys_.end() ? nullptr : &it->second;
 }
@@ -468,7 +471,8 @@ RedisEngine::Keyspace::iterator RedisEngine::find_key(std::string_view key) {
   return it;
 }
 
-RedisEngine::Keyspace::iterator RedisEngine::find_live(Call& call, std::string_view key) {
+[[gnu::flatten]] RedisEngine::Keyspace::iterator RedisEngine::find_live(Call& call,
+                                                                        std::string_view key) {
   const auto it = find_key(key);
   if (it == keys_.end() || !logically_expired(it->second, call.now_ms)) return it;
   // A replica applies its master's stream verbatim and never deletes on its own; its clients
@@ -478,7 +482,8 @@ RedisEngine::Keyspace::iterator RedisEngine::find_live(Call& call, std::string_v
   return keys_.end();
 }
 
-Value* RedisEngine::lookup_for_store(Call& call, std::string_view key, Keyspace::iterator& place) {
+[[gnu::flatten]] Value* RedisEngine::lookup_for_store(Call& call, std::string_view key,
+                                                      Keyspace::iterator& place) {
   auto it = last_found_;
   if (it == keys_.end() || it->first != key) {
     it = keys_.lower_bound(key);
@@ -510,7 +515,7 @@ bool RedisEngine::remove_key(std::string_view key) {
   return true;
 }
 
-void RedisEngine::erase_key(Keyspace::iterator it) {
+[[gnu::flatten]] void RedisEngine::erase_key(Keyspace::iterator it) {
   if (it->second.expire_at_ms != no_expiry_ms) --volatile_count_;
   if (it == last_found_) last_found_ = keys_.end();
   keep_spare(keys_.extract(it));
