@@ -161,7 +161,8 @@ bool is_two_letters(const std::string& word, char first, char second) {
 }
 }  // namespace
 
-Reply RedisEngine::cmd_set(Call& call) {
+// Flattened: set_generic and the option and expiry parsing made in place (a lock's SET NX PX).
+[[gnu::flatten]] Reply RedisEngine::cmd_set(Call& call) {
   // SET key value NX PX ms, what lock clients send, read at once as parse_string_options reads
   // it (NX, then PX and its argument, nothing after).
   if (call.argv.size() == 6 && is_two_letters(call.argv[3], 'n', 'x') &&
