@@ -22,7 +22,9 @@ Reply RedisEngine::cmd_del(Call& call) {
   return Reply::integer_reply(deleted);
 }
 
-int64_t RedisEngine::delete_one(Call& call, std::string_view name, std::string_view key) {
+// Flattened: the propagated DEL made in place (a lock's release).
+[[gnu::flatten]] int64_t RedisEngine::delete_one(Call& call, std::string_view name,
+                                                 std::string_view key) {
   // cmd_del's steps for a single key.
   const auto it = find_live(call, key);
   if (it == keys_.end()) return 0;
