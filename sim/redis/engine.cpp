@@ -534,8 +534,9 @@ Value& RedisEngine::set_string(std::string_view key, std::string_view value, boo
   return set_string_at(keys_.lower_bound(key), key, value, keep_ttl);
 }
 
-Value& RedisEngine::set_string_at(Keyspace::iterator place, std::string_view key,
-                                  std::string_view value, bool keep_ttl) {
+// Flattened: the spare node's reuse and the insertion made in place (a lock key set anew).
+[[gnu::flatten]] Value& RedisEngine::set_string_at(Keyspace::iterator place, std::string_view key,
+                                                   std::string_view value, bool keep_ttl) {
   if (place == keys_.end() || place->first != key) {
     if (!spare_key_.empty()) {
       // The spare node, made what a new node is (Value{}) with this key and string.
@@ -623,8 +624,9 @@ std::size_t RedisEngine::script_memory_after_catch_up() {
   return scripts_->memory_bytes;
 }
 
-void RedisEngine::active_expire_cycle(const ExecutionContext& context, Rng& rng,
-                                      std::vector<Propagated>& propagate) {
+// Flattened: the sampling and the deletions made in place (hz times a second while keys expire).
+[[gnu::flatten]] void RedisEngine::active_expire_cycle(const ExecutionContext& context, Rng& rng,
+                                                       std::vector<Propagated>& propagate) {
   if (options_.replica) return;
   // Redis's slow cycle samples 20 keys with a TTL per loop and loops again while more than 10%
   // of the sample was expired; the loop bound stands in for its CPU-time limit. Sampling walks
