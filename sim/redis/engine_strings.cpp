@@ -117,10 +117,32 @@ std::optional<Reply> parse_string_options(const Command& argv, bool is_set, int&
   return std::nullopt;
 }
 
+// parse_int64 for an expiry's usual text: 1 to 18 digits, the first not 0, read here (no sign, and
+// no overflow is possible); any other text, or a non-digit met, goes to parse_int64, whose answer
+// it is. A lock's SET .. PX ms comes here every time, and the call and checks cost about half of
+// parse_int64's instructions.
+bool parse_expire_int64(std::string_view text, int64_t& value) {
+  const std::size_t size = text.size();
+  if (size - 1 < 18 && text[0] >= '1' && text[0] <= '9') {
+    uint64_t magnitude = 0;
+    std::size_t i = 0;
+    for (; i < size; ++i) {
+      const auto digit = static_cast<unsigned>(static_cast<unsigned char>(text[i])) - '0';
+      if (digit > 9) break;
+      magnitude = magnitude * 10 + digit;
+    }
+    if (i == size) {
+      value = static_cast<int64_t>(magnitude);
+      return true;
+    }
+  }
+  return parse_int64(text, value);
+}
+
 // Redis's getExpireMillisecondsOrReply: the absolute expiry in ms, or the error to reply.
 std::optional<Reply> expire_milliseconds(const RedisEngine::Call& call, std::string_view text,
                                          int flags, bool seconds, int64_t& when_ms) {
-  if (!parse_int64(text, when_ms)) return not_integer_reply();
+  if (!parse_expire_int64(text, when_ms)) return not_integer_reply();
   const int64_t max_seconds = std::numeric_limits<int64_t>::max() / 1000;
   if (when_ms <= 0 || (seconds && when_ms > max_seconds)) {
     return error_reply(invalid_expire_time(call.spec->name));

@@ -196,6 +196,29 @@ TEST(RedisEngine, SetNxPxInAnyCaseIsReadAsItsOptions) {
   EXPECT_EQ(h.run(base_ms, make_command("PTTL", "j")), Reply::integer_reply(1000));
 }
 
+// An expiry's text is read as parse_int64 reads it, on both sides of the short digits-only form
+// read in place (engine_strings.cpp): 1 and 18 digits, and 19; a leading zero, a sign, a
+// non-digit at either end.
+TEST(RedisEngine, ExpiryTextsAreReadAsIntegersAtTheEdgesOfTheShortForm) {
+  Harness h;
+  const Reply not_integer = Reply::error("ERR value is not an integer or out of range");
+  const Reply invalid = Reply::error("ERR invalid expire time in 'set' command");
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "a", "v", "PX", "7")).is_ok());
+  EXPECT_EQ(h.run(base_ms, make_command("PTTL", "a")), Reply::integer_reply(7));
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "b", "v", "PX", "100000000000000000")).is_ok());
+  EXPECT_EQ(h.run(base_ms, make_command("PTTL", "b")),
+            Reply::integer_reply(100'000'000'000'000'000));
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "c", "v", "PXAT", "1000000000000000000")).is_ok());
+  EXPECT_EQ(h.run(base_ms, make_command("PEXPIRETIME", "c")),
+            Reply::integer_reply(1'000'000'000'000'000'000));
+  EXPECT_EQ(h.run(base_ms, make_command("SET", "d", "v", "PX", "0")), invalid);
+  EXPECT_EQ(h.run(base_ms, make_command("SET", "d", "v", "PX", "-5")), invalid);
+  for (const char* text : {"07", "+7", "7x", "x7", "1 ", "", "12345678901234567x"}) {
+    EXPECT_EQ(h.run(base_ms, make_command("SET", "d", "v", "PX", text)), not_integer) << text;
+  }
+  EXPECT_EQ(h.run(base_ms, make_command("EXISTS", "d")), Reply::integer_reply(0));
+}
+
 // A body's digest is remembered on the thread (body_sha1_hex in scripting.cpp), across engines
 // and past the 64 bodies at which that memory is emptied: each body is still cached under its
 // own SHA-1.
