@@ -222,6 +222,37 @@ int64_t header_length(std::size_t argc) {
 
 }  // namespace
 
+namespace {
+
+// a == b, a key against one already in the keyspace: up to 16 bytes compared in place as two
+// overlapping words (the last entry found is compared for nearly every command, and a lock's key
+// is short), longer ones by memcmp. The same answer as std::string's ==.
+inline bool same_key(std::string_view a, std::string_view b) {
+  const std::size_t size = a.size();
+  if (size != b.size()) return false;
+  const char* x = a.data();
+  const char* y = b.data();
+  if (size >= 8 && size <= 16) {
+    uint64_t x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+    std::memcpy(&x0, x, 8);
+    std::memcpy(&y0, y, 8);
+    std::memcpy(&x1, x + size - 8, 8);
+    std::memcpy(&y1, y + size - 8, 8);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  }
+  if (size >= 4 && size < 8) {
+    uint32_t x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+    std::memcpy(&x0, x, 4);
+    std::memcpy(&y0, y, 4);
+    std::memcpy(&x1, x + size - 4, 4);
+    std::memcpy(&y1, y + size - 4, 4);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  }
+  return size == 0 || std::memcmp(x, y, size) == 0;
+}
+
+}  // namespace
+
 bool PropagatedCommand::hold(std::string_view first, std::string_view second) {
   if (first.size() + second.size() > text_max) return false;
   std::memcpy(text_.data(), first.data(), first.size());
@@ -465,7 +496,7 @@ Reply RedisEngine::dispatch(Call& call) {
 }
 
 RedisEngine::Keyspace::iterator RedisEngine::find_key(std::string_view key) {
-  if (last_found_ != keys_.end() && last_found_->first == key) return last_found_;
+  if (last_found_ != keys_.end() && same_key(last_found_->first, key)) return last_found_;
   const auto it = keys_.find(key);
   if (it != keys_.end()) last_found_ = it;
   return it;
@@ -485,10 +516,10 @@ RedisEngine::Keyspace::iterator RedisEngine::find_key(std::string_view key) {
 [[gnu::flatten]] Value* RedisEngine::lookup_for_store(Call& call, std::string_view key,
                                                       Keyspace::iterator& place) {
   auto it = last_found_;
-  if (it == keys_.end() || it->first != key) {
+  if (it == keys_.end() || !same_key(it->first, key)) {
     it = keys_.lower_bound(key);
     place = it;
-    if (it == keys_.end() || it->first != key) return nullptr;
+    if (it == keys_.end() || !same_key(it->first, key)) return nullptr;
     last_found_ = it;
   }
   place = it;
@@ -537,11 +568,11 @@ Value& RedisEngine::set_string(std::string_view key, std::string_view value, boo
 // Flattened: the spare node's reuse and the insertion made in place (a lock key set anew).
 [[gnu::flatten]] Value& RedisEngine::set_string_at(Keyspace::iterator place, std::string_view key,
                                                    std::string_view value, bool keep_ttl) {
-  if (place == keys_.end() || place->first != key) {
+  if (place == keys_.end() || !same_key(place->first, key)) {
     if (!spare_key_.empty()) {
       // The spare node, made what a new node is (Value{}) with this key and string.
       // Most often the same key again (a lock's key, set after it was deleted).
-      if (spare_key_.key() != key) spare_key_.key().assign(key);
+      if (!same_key(spare_key_.key(), key)) spare_key_.key().assign(key);
       Value& fresh = spare_key_.mapped();
       fresh.type = ValueType::string;
       fresh.string.assign(value);

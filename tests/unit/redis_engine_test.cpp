@@ -219,6 +219,28 @@ TEST(RedisEngine, ExpiryTextsAreReadAsIntegersAtTheEdgesOfTheShortForm) {
   EXPECT_EQ(h.run(base_ms, make_command("EXISTS", "d")), Reply::integer_reply(0));
 }
 
+// Keys of 1 to 20 bytes that differ in one byte only (first, middle or last), each set and read
+// right after another: the last entry found is compared word-wise up to 16 bytes (same_key in
+// engine.cpp), and no key is taken for another.
+TEST(RedisEngine, KeysOneByteApartAreDifferentKeysAtEveryLength) {
+  Harness h;
+  for (std::size_t size = 1; size <= 20; ++size) {
+    const std::string base(size, 'k');
+    for (const std::size_t at : {std::size_t{0}, size / 2, size - 1}) {
+      std::string other = base;
+      other[at] = 'j';
+      EXPECT_TRUE(h.run(base_ms, make_command("SET", base, "b")).is_ok());
+      EXPECT_TRUE(h.run(base_ms, make_command("SET", other, "o", "NX")).is_ok()) << size << at;
+      EXPECT_EQ(h.run(base_ms, make_command("GET", base)), Reply::bulk("b")) << size << at;
+      EXPECT_EQ(h.run(base_ms, make_command("GET", other)), Reply::bulk("o")) << size << at;
+      EXPECT_EQ(h.run(base_ms, make_command("DEL", other)), Reply::integer_reply(1));
+      EXPECT_TRUE(h.run(base_ms, make_command("GET", other)).is_nil()) << size << at;
+      EXPECT_EQ(h.run(base_ms, make_command("DEL", base)), Reply::integer_reply(1));
+    }
+  }
+  EXPECT_EQ(h.run(base_ms, make_command("DBSIZE")), Reply::integer_reply(0));
+}
+
 // A body's digest is remembered on the thread (body_sha1_hex in scripting.cpp), across engines
 // and past the 64 bodies at which that memory is emptied: each body is still cached under its
 // own SHA-1.
