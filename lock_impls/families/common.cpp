@@ -32,11 +32,22 @@ std::string base64(std::span<const uint8_t> bytes) {
 
 // Written into a string of the final size: a token is drawn for every acquisition, and growing
 // the string a character at a time reallocated it three times.
+// Each byte's two digits copied from a table of all 256 pairs.
+constexpr std::array<char, 512> hex_pairs = [] {
+  std::array<char, 512> pairs{};
+  for (std::size_t b = 0; b < 256; ++b) {
+    pairs[2 * b] = hex_digits[b >> 4];
+    pairs[2 * b + 1] = hex_digits[b & 15];
+  }
+  return pairs;
+}();
+
 std::string hex(std::span<const uint8_t> bytes) {
   std::string out(bytes.size() * 2, '\0');
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    out[2 * i] = hex_digits[bytes[i] >> 4];
-    out[2 * i + 1] = hex_digits[bytes[i] & 15];
+  char* to = out.data();
+  for (const uint8_t b : bytes) {
+    std::memcpy(to, &hex_pairs[2 * std::size_t{b}], 2);
+    to += 2;
   }
   return out;
 }
