@@ -32,11 +32,22 @@ std::string base64(std::span<const uint8_t> bytes) {
 
 // Written into a string of the final size: a token is drawn for every acquisition, and growing
 // the string a character at a time reallocated it three times.
+// Each byte's two digits copied from a table of all 256 pairs.
+constexpr std::array<char, 512> hex_pairs = [] {
+  std::array<char, 512> pairs{};
+  for (std::size_t b = 0; b < 256; ++b) {
+    pairs[2 * b] = hex_digits[b >> 4];
+    pairs[2 * b + 1] = hex_digits[b & 15];
+  }
+  return pairs;
+}();
+
 std::string hex(std::span<const uint8_t> bytes) {
   std::string out(bytes.size() * 2, '\0');
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    out[2 * i] = hex_digits[bytes[i] >> 4];
-    out[2 * i + 1] = hex_digits[bytes[i] & 15];
+  char* to = out.data();
+  for (const uint8_t b : bytes) {
+    std::memcpy(to, &hex_pairs[2 * std::size_t{b}], 2);
+    to += 2;
   }
   return out;
 }
@@ -248,13 +259,32 @@ void Call::add_key(std::string key) {
   argv_.reset();  // built from the old keys
 }
 
+void Call::retoken(std::string_view token) {
+  std::size_t at = token_at_;
+  if (script_ != nullptr) {
+    SIM_ASSERT(!args_.empty());
+    args_.front() = token;
+    if (argv_ == nullptr) return;
+    at = 3 + keys_.size();  // EVAL(SHA), the script or its digest, the key count, the keys
+    if (argv_.use_count() != 1) {
+      argv_.reset();  // the requests' own: built again when next asked for
+      return;
+    }
+  } else {
+    SIM_ASSERT(argv_ != nullptr && token_at_ != 0 && token_at_ < argv_->size());
+    if (argv_.use_count() != 1) argv_ = std::make_shared<Command>(*argv_);
+  }
+  // Made as a non-const Command (see argv_), and held by this call alone: no request reads it.
+  const_cast<Command&>(*argv_)[at] = token;
+}
+
 const std::shared_ptr<const Command>& Call::argv(bool by_sha) const {
   if (script_ == nullptr) {
     SIM_ASSERT(argv_ != nullptr);
     return argv_;
   }
   if (argv_ == nullptr || argv_by_sha_ != by_sha) {
-    argv_ = std::make_shared<const Command>(eval_command(*script_, by_sha, keys_, args_));
+    argv_ = std::make_shared<Command>(eval_command(*script_, by_sha, keys_, args_));
     argv_by_sha_ = by_sha;
   }
   return argv_;
@@ -266,8 +296,8 @@ Call make_call(const Script& script, std::string key, std::vector<std::string> a
   return Call(script, std::move(keys), std::move(args));
 }
 
-Call plain_call(Command command) {
-  return Call(std::move(command));
+Call plain_call(Command command, std::size_t token_at) {
+  return Call(std::move(command), token_at);
 }
 
 Task<Outcome> send_call(Port& port, NodeId node, const Call& call, Duration timeout, bool by_sha) {
@@ -279,7 +309,7 @@ Task<Outcome> send_call(Port& port, NodeId node, const Call& call, Duration time
 namespace {
 // Node ids 0..count-1 for a parallel round: a constant table up to its size (no list built per
 // round).
-constexpr uint32_t node_table_size = 64;
+constexpr uint32_t node_table_size = CallAllAwaitable::direct_nodes_max;
 constexpr std::array<NodeId, node_table_size> node_table = [] {
   std::array<NodeId, node_table_size> table{};
   for (uint32_t n = 0; n < node_table_size; ++n)
@@ -305,17 +335,21 @@ Task<std::vector<Outcome>> call_all_in_frame(Port& port, uint32_t node_count, co
 }
 }  // namespace
 
-// Not a coroutine: a parallel round on the table's nodes is run_call_on's task itself, with no
-// frame of call_all's around it.
-Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call& call,
-                                    FanOut fan_out, FanOutOptions fan, Duration timeout,
-                                    bool by_sha, bool abort_on_node_error) {
+// Not a coroutine: a parallel round on the table's nodes is the broadcast itself when nothing
+// follows it (no EVALSHA of a script, whose NOSCRIPT answers get EVAL: run_call_on's task), so
+// the caller's frame is the only one.
+CallAllAwaitable call_all(Port& port, uint32_t node_count, const Call& call, FanOut fan_out,
+                          FanOutOptions fan, Duration timeout, bool by_sha,
+                          bool abort_on_node_error) {
   if (fan_out == FanOut::parallel && node_count <= node_table_size) {
-    return run_call_on(port, std::span<const NodeId>(node_table.data(), node_count), call, timeout,
-                       fan, by_sha);
+    const std::span<const NodeId> nodes(node_table.data(), node_count);
+    if (!by_sha || call.script() == nullptr) {
+      return CallAllAwaitable(port.broadcast(call.argv(by_sha), nodes, timeout, fan));
+    }
+    return CallAllAwaitable(run_call_on(port, nodes, call, timeout, fan, by_sha));
   }
-  return call_all_in_frame(port, node_count, call, fan_out, fan, timeout, by_sha,
-                           abort_on_node_error);
+  return CallAllAwaitable(call_all_in_frame(port, node_count, call, fan_out, fan, timeout, by_sha,
+                                            abort_on_node_error));
 }
 
 std::vector<NodeId> all_nodes(uint32_t node_count) {

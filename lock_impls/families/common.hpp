@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,19 +72,27 @@ Task<Outcome> run_script_one(Port& port, NodeId node, const Script& script,
 // One request as a library sends it: a plain command, or a script with its keys and arguments.
 // The argv a parallel round sends is built the first time one asks for it and kept, so that a
 // request sent again (every attempt with one token) is built once and shared with the messages;
-// the parts do not change after construction but through add_key, which drops the kept argv.
+// the parts do not change after construction but through add_key, which drops the kept argv, and
+// retoken, which writes the new token into it when no request holds it.
 class Call {
  public:
   Call() = default;  // no request: sending it is a programmer error
   Call(const Script& script, std::vector<std::string> keys, std::vector<std::string> args)
       : script_(&script), keys_(std::move(keys)), args_(std::move(args)) {}
-  explicit Call(Command plain) : argv_(std::make_shared<const Command>(std::move(plain))) {}
+  // A plain command; `token_at`, when not 0, is the index of its word that retoken replaces.
+  explicit Call(Command plain, std::size_t token_at = 0)
+      : argv_(std::make_shared<Command>(std::move(plain))), token_at_(token_at) {}
 
   const Script* script() const { return script_; }
   const std::vector<std::string>& keys() const { return keys_; }
   const std::vector<std::string>& args() const { return args_; }
   const Command& plain() const;  // a plain command's argv
   void add_key(std::string key);
+  // The same request with another token: a script's first argument, or a plain command's word at
+  // `token_at`. A kept argv no request holds any more (its only owner is this call) gets the
+  // token in place (its buffers reused: the request of a lock's next acquisition is made without
+  // an allocation); one a request still holds is left to it, and the call makes its own.
+  void retoken(std::string_view token);
   // What a round sends: the plain command, or the script by EVALSHA (`by_sha`) or EVAL with the
   // keys and arguments.
   const std::shared_ptr<const Command>& argv(bool by_sha) const;
@@ -92,11 +101,14 @@ class Call {
   const Script* script_ = nullptr;
   std::vector<std::string> keys_;
   std::vector<std::string> args_;
-  mutable std::shared_ptr<const Command> argv_;  // a plain command's, or the script's as last built
+  // A plain command's, or the script's as last built. Always made as a non-const Command, so
+  // that retoken may write to it while this call is its only owner.
+  mutable std::shared_ptr<const Command> argv_;
   mutable bool argv_by_sha_ = false;
+  std::size_t token_at_ = 0;
 };
 Call make_call(const Script& script, std::string key, std::vector<std::string> args);
-Call plain_call(Command command);
+Call plain_call(Command command, std::size_t token_at = 0);
 Task<Outcome> send_call(Port& port, NodeId node, const Call& call, Duration timeout, bool by_sha);
 
 // Attempts from a retry count: retries + 1, or `cap` for -1 ("retry for ever"), never above `cap`.
@@ -106,12 +118,37 @@ inline uint32_t tries_for(int32_t retry_count, uint32_t cap) {
 
 enum class FanOut : uint8_t { parallel, sequential };
 
+// What call_all gives to co_await: a round that is one broadcast (parallel, on at most
+// `direct_nodes_max` nodes, with no EVAL to send after NOSCRIPT) is that broadcast itself, awaited
+// by the caller with no coroutine frame of its own between; any other round is a task.
+class CallAllAwaitable {
+ public:
+  static constexpr uint32_t direct_nodes_max = 64;
+  explicit CallAllAwaitable(Port::BroadcastAwaitable broadcast)
+      : broadcast_(std::move(broadcast)) {}
+  explicit CallAllAwaitable(Task<std::vector<Outcome>> task) : task_(std::move(task)) {}
+  bool await_ready() const noexcept { return broadcast_ && broadcast_->await_ready(); }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> waiter) {
+    if (!broadcast_) return task_.await_suspend(waiter);
+    broadcast_->await_suspend(waiter);
+    return std::noop_coroutine();
+  }
+  std::vector<Outcome> await_resume() {
+    return broadcast_ ? broadcast_->await_resume() : task_.await_resume();
+  }
+
+ private:
+  std::optional<Port::BroadcastAwaitable> broadcast_;
+  Task<std::vector<Outcome>> task_;
+};
+
 // Sends `call` to nodes 0..node_count-1: all at once (per `fan`), or one after another (then
 // `abort_on_node_error` stops at the first node that did not reply or replied with an error, as
-// an exception would; untried nodes read unknown).
-Task<std::vector<Outcome>> call_all(Port& port, uint32_t node_count, const Call& call,
-                                    FanOut fan_out, FanOutOptions fan, Duration timeout,
-                                    bool by_sha, bool abort_on_node_error);
+// an exception would; untried nodes read unknown). The call (and its argv) must outlive the
+// co_await, as when the result is awaited at once.
+[[nodiscard]] CallAllAwaitable call_all(Port& port, uint32_t node_count, const Call& call,
+                                        FanOut fan_out, FanOutOptions fan, Duration timeout,
+                                        bool by_sha, bool abort_on_node_error);
 
 std::vector<NodeId> all_nodes(uint32_t node_count);
 inline uint32_t majority(uint32_t node_count) {

@@ -62,19 +62,20 @@ Task<Grant> RedlockClient::acquire(std::string resource) {
   const Instant first_start = read_clock();
   const Duration drift = drift_for(options_.ttl, options_.drift);
   const uint32_t tries = tries_for(options_.retry_count, options_.attempts_cap);
-  // The request is the same for every attempt with the same token: built once per token.
-  Call call = acquire_call(resource, value);
+  // The request is the same for every attempt with the same token: made once per token.
+  std::shared_ptr<const Call> call = acquire_request(resource, value);
   for (uint32_t attempt = 1; attempt <= tries; ++attempt) {
     grant.attempts = attempt;
     if (options_.token_per_attempt && attempt > 1) {
       value = make_token(port(), options_.token_format, options_.token_size);
-      call = acquire_call(resource, value);
+      call.reset();  // not held here, it may take the new token in place
+      call = acquire_request(resource, value);
     }
     const Instant t1 = read_clock();
     const FanOutOptions fan{
         .mode = options_.wait, .quorum = quorum(), .success = &redlock_acquire_success};
     const std::vector<Outcome> outcomes = co_await call_all(
-        port(), options_.node_count, call, options_.fan_out, fan, options_.request_timeout,
+        port(), options_.node_count, *call, options_.fan_out, fan, options_.request_timeout,
         options_.use_evalsha, options_.abort_on_node_error);
     const Instant t2 = read_clock();
     const uint32_t locked = count_accepted(outcomes);
@@ -117,7 +118,7 @@ Call RedlockClient::acquire_call(const std::string& resource, const std::string&
   const std::string ttl_ms = std::to_string(options_.ttl.ms_floor());
   switch (options_.acquire_command) {
     case RedlockAcquireCommand::set_nx_px:
-      return plain_call(make_command("SET", resource, value, "NX", "PX", ttl_ms));
+      return plain_call(make_command("SET", resource, value, "NX", "PX", ttl_ms), 2);
     case RedlockAcquireCommand::script_set_if_none_exists:
       return make_call(scripts::set_if_none_exists, resource, {value, ttl_ms});
     case RedlockAcquireCommand::script_set_if_absent_or_same:
@@ -155,11 +156,25 @@ Call RedlockClient::extend_call(const std::string& resource, const std::string& 
   return Call{};
 }
 
+std::shared_ptr<const Call> RedlockClient::acquire_request(const std::string& resource,
+                                                           const std::string& value) {
+  if (acquire_call_ != nullptr && acquire_call_.use_count() == 1 && acquire_resource_ == resource) {
+    acquire_call_->retoken(value);
+    return acquire_call_;
+  }
+  acquire_call_ = std::make_shared<Call>(acquire_call(resource, value));
+  acquire_resource_ = resource;
+  return acquire_call_;
+}
+
 std::shared_ptr<const Call> RedlockClient::release_call(const std::string& resource,
                                                         const std::string& value) {
-  if (release_call_ != nullptr && release_call_->keys().front() == resource &&
-      release_call_->args().front() == value) {
-    return release_call_;
+  if (release_call_ != nullptr && release_call_->keys().front() == resource) {
+    if (release_call_->args().front() == value) return release_call_;
+    if (release_call_.use_count() == 1) {
+      release_call_->retoken(value);
+      return release_call_;
+    }
   }
   const Script* script = &scripts::delete_if_value;
   if (options_.release_command == RedlockReleaseCommand::delete_if_value_or_report_missing) {
@@ -167,8 +182,8 @@ std::shared_ptr<const Call> RedlockClient::release_call(const std::string& resou
   } else if (options_.release_command == RedlockReleaseCommand::delete_if_value_missing_ok) {
     script = &scripts::delete_if_value_missing_ok;
   }
-  release_call_ = std::make_shared<const Call>(*script, std::vector<std::string>(1, resource),
-                                               std::vector<std::string>(1, value));
+  release_call_ = std::make_shared<Call>(*script, std::vector<std::string>(1, resource),
+                                         std::vector<std::string>(1, value));
   return release_call_;
 }
 

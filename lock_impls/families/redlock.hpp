@@ -124,13 +124,19 @@ class RedlockClient : public LockClient {
 
  protected:
   Call acquire_call(const std::string& resource, const std::string& value) const;
+  // The acquisition request of `value` on `resource`: the last one made, given `value` in place
+  // when no attempt holds it any more and its resource is this one (its argv's buffers reused),
+  // else a new one, kept.
+  std::shared_ptr<const Call> acquire_request(const std::string& resource,
+                                              const std::string& value);
   Call extend_call(const std::string& resource, const std::string& value) const;
   uint32_t extend_quorum() const;
   Task<std::vector<Outcome>> extend_without_script(const std::string& resource,
                                                    const std::string& value);
   // The release request of `value` on `resource`. Every failed attempt with one token and the
   // release of its lease send the same request, so the last one made is kept, and given again
-  // while its key and value are these (its argv built once); another token gets a new one.
+  // while its key and value are these (its argv built once); another token is written into it
+  // when no release holds it any more (Call::retoken), else gets a new one.
   std::shared_ptr<const Call> release_call(const std::string& resource, const std::string& value);
   // Deletes our key on every node; `timeout` zero: release_timeout.
   Task<uint32_t> release_all(const std::string& resource, const std::string& value,
@@ -140,7 +146,9 @@ class RedlockClient : public LockClient {
   Instant read_clock();
 
   RedlockOptions options_;
-  std::shared_ptr<const Call> release_call_;  // the last release request made
+  std::shared_ptr<Call> acquire_call_;  // the last acquisition request made
+  std::string acquire_resource_;        // its resource
+  std::shared_ptr<Call> release_call_;  // the last release request made
 };
 
 // Every command the family sends answers OK or integer 1 when the node did what was asked. Inline:

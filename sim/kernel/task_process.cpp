@@ -1,6 +1,8 @@
 #include "sim/kernel/task_process.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 
 #include "sim/kernel/assert.hpp"
 
@@ -54,8 +56,17 @@ std::size_t TaskProcess::live_task_count() const {
   return count;
 }
 
+// Each word's bytes, lowest first: on a little-endian host a whole word is its 8 bytes in memory
+// order, stored at once (a lock token draws about 20 bytes per acquisition).
 void TaskProcess::random_bytes(std::span<uint8_t> out) {
-  for (std::size_t i = 0; i < out.size(); i += 8) {
+  std::size_t i = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; i + 8 <= out.size(); i += 8) {
+      const uint64_t word = random_.next_u64();
+      std::memcpy(out.data() + i, &word, 8);
+    }
+  }
+  for (; i < out.size(); i += 8) {
     uint64_t word = random_.next_u64();
     for (std::size_t j = i; j < out.size() && j < i + 8; ++j) {
       out[j] = static_cast<uint8_t>(word);
@@ -104,11 +115,11 @@ uint32_t TaskProcess::open_group(std::size_t count, const FanOutOptions& options
 }
 
 template <typename CommandRef>
-void TaskProcess::start_request(uint32_t group_slot, uint32_t index, NodeId node, Duration timeout,
-                                CommandRef&& command) {
+void TaskProcess::start_request(uint32_t group_slot, uint32_t index, NodeId node,
+                                Instant local_deadline, CommandRef&& command) {
   SIM_ASSERT_LT(node, endpoints_.size());
   const uint32_t slot = take_slot(free_requests_, requests_);
-  const TimerId timer = start_timeout(ClockKind::monotonic, Process::monotonic_now() + timeout,
+  const TimerId timer = start_timeout(ClockKind::monotonic, local_deadline,
                                       (static_cast<uint64_t>(slot) << 1) | timeout_tag_bit);
   PendingRequest& pending = requests_[slot];
   pending.group = group_slot;
@@ -127,7 +138,8 @@ void TaskProcess::start_fan_out(std::vector<NodeRequest>&& requests, const FanOu
   const uint32_t group_slot = open_group(requests.size(), options, results->data(), waiter);
   for (uint32_t index = 0; index < requests.size(); ++index) {
     NodeRequest& request = requests[index];
-    start_request(group_slot, index, request.node, request.timeout, std::move(request.command));
+    start_request(group_slot, index, request.node, Process::monotonic_now() + request.timeout,
+                  std::move(request.command));
   }
 }
 
@@ -166,15 +178,18 @@ void TaskProcess::start_shared_broadcast(const std::shared_ptr<const Command>& c
   results->clear();
   results->resize(nodes.size());
   const uint32_t group_slot = open_group(nodes.size(), options, results->data(), waiter);
+  // One deadline for all: no time passes while the requests start.
+  const Instant deadline = Process::monotonic_now() + timeout;
   for (uint32_t index = 0; index < nodes.size(); ++index)
-    start_request(group_slot, index, nodes[index], timeout, command);
+    start_request(group_slot, index, nodes[index], deadline, command);
 }
 
 // A group of one whose outcome is the awaiter's own: no vector of requests or results.
 void TaskProcess::start_send(NodeRequest&& request, Outcome* result,
                              std::coroutine_handle<> waiter) {
   const uint32_t group_slot = open_group(1, FanOutOptions{}, result, waiter);
-  start_request(group_slot, 0, request.node, request.timeout, std::move(request.command));
+  start_request(group_slot, 0, request.node, Process::monotonic_now() + request.timeout,
+                std::move(request.command));
 }
 
 bool TaskProcess::satisfied(const Group& group) const {

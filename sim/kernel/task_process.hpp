@@ -76,12 +76,12 @@ class TaskProcess : public Process, public Port {
     bool active = false;
   };
   // A fan-out's group, for `count` requests whose outcomes go to `results[0..count)` (each
-  // `unknown` already), and one request of it (its timer started, then its message sent: the
-  // order every kind of fan-out keeps).
+  // `unknown` already), and one request of it (its timer started, to end at `local_deadline` on
+  // the monotonic clock, then its message sent: the order every kind of fan-out keeps).
   uint32_t open_group(std::size_t count, const FanOutOptions& options, Outcome* results,
                       std::coroutine_handle<> waiter);
   template <typename CommandRef>
-  void start_request(uint32_t group_slot, uint32_t index, NodeId node, Duration timeout,
+  void start_request(uint32_t group_slot, uint32_t index, NodeId node, Instant local_deadline,
                      CommandRef&& command);
   // A request's end: its reply (moved from), or null for a timeout (the outcome stays
   // `unknown`).

@@ -204,10 +204,13 @@ void ClientProcess::end_grant_on_failed_extend(uint64_t grant_id, const ExtendRe
   grant.end_reason = "told by a failed extension: " + result.failure;
 }
 
+// The owner (the lock's token) is sent only under compare-and-set; in the other modes the request
+// carries "-", which no command reads, rather than a copy of the token.
 ResourceRequest ClientProcess::resource_request() const {
+  const bool owned = lease_ && services_.resource.fencing == FencingMode::compare_and_set;
   return ResourceRequest{.fencing = services_.resource.fencing,
                          .resource = services_.resource.name,
-                         .owner = lease_ ? lease_->value : std::string("-"),
+                         .owner = owned ? lease_->value : std::string("-"),
                          .token = fencing_token_,
                          .grant_id = grant_id_};
 }

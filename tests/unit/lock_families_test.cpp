@@ -267,6 +267,32 @@ TEST(Calls, AnArgvIsBuiltOnceAndAnAddedKeyDropsIt) {
   EXPECT_EQ(plain.plain(), make_command("GET", "k"));
 }
 
+// retoken writes the new token into a kept argv that only the call holds (a script's first
+// argument, a plain command's word at token_at), and leaves one a request still holds as it was.
+TEST(Calls, ARetokenWritesInPlaceOnlyAnArgvNoRequestHolds) {
+  const Script script{.name = "s", .text = "return 1"};
+  Call call = make_call(script, "k", {"v1", "ttl"});
+  const Command* built = call.argv(false).get();
+  call.retoken("v2");
+  EXPECT_EQ(call.argv(false).get(), built);
+  EXPECT_EQ(*call.argv(false), eval_command(script, false, {"k"}, {"v2", "ttl"}));
+  const std::shared_ptr<const Command> held = call.argv(false);
+  call.retoken("v3");
+  EXPECT_EQ(*held, eval_command(script, false, {"k"}, {"v2", "ttl"}));
+  EXPECT_EQ(call.args().front(), "v3");
+  EXPECT_EQ(*call.argv(false), eval_command(script, false, {"k"}, {"v3", "ttl"}));
+
+  Call plain = plain_call(make_command("SET", "k", "v1", "NX"), 2);
+  const std::shared_ptr<const Command> sent = plain.argv(false);
+  plain.retoken("v2");
+  EXPECT_EQ(*sent, make_command("SET", "k", "v1", "NX"));
+  EXPECT_EQ(plain.plain(), make_command("SET", "k", "v2", "NX"));
+  const Command* own = &plain.plain();
+  plain.retoken("v3");
+  EXPECT_EQ(&plain.plain(), own);
+  EXPECT_EQ(plain.plain(), make_command("SET", "k", "v3", "NX"));
+}
+
 // A parallel round of a plain command is sent once per node even by EVALSHA: a NOSCRIPT error
 // reply to it (which no plain command gets from Redis) is its outcome, not a cause to send EVAL;
 // a script's round by EVALSHA sends EVAL to the nodes that answer NOSCRIPT.
