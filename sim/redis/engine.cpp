@@ -220,14 +220,11 @@ int64_t header_length(std::size_t argc) {
   return 1 + decimal_digits(argc) + 2;
 }
 
-}  // namespace
-
-namespace {
-
-// a == b, a key against one already in the keyspace: up to 16 bytes compared in place as two
-// overlapping words (the last entry found is compared for nearly every command, and a lock's key
-// is short), longer ones by memcmp. The same answer as std::string's ==.
-inline bool same_key(std::string_view a, std::string_view b) {
+// a == b, a key against a stored one (the last entry found, the insertion place, the spare
+// node's): up to 16 bytes compared in place as two overlapping words (the last entry found is
+// compared for nearly every command, and a lock's key is short), longer ones by memcmp. The same
+// answer as std::string's ==.
+bool same_key(std::string_view a, std::string_view b) {
   const std::size_t size = a.size();
   if (size != b.size()) return false;
   const char* x = a.data();

@@ -119,8 +119,8 @@ std::optional<Reply> parse_string_options(const Command& argv, bool is_set, int&
 
 // parse_int64 for an expiry's usual text: 1 to 18 digits, the first not 0, read here (no sign, and
 // no overflow is possible); any other text, or a non-digit met, goes to parse_int64, whose answer
-// it is. A lock's SET .. PX ms comes here every time, and the call and checks cost about half of
-// parse_int64's instructions.
+// it is. A lock's SET .. PX ms comes here every time; read here, it costs about half the
+// instructions of a call to parse_int64.
 bool parse_expire_int64(std::string_view text, int64_t& value) {
   const std::size_t size = text.size();
   if (size - 1 < 18 && text[0] >= '1' && text[0] <= '9') {

@@ -26,6 +26,8 @@ RedisNode::RedisNode(Simulator& simulator, ProcessId id, std::string name, Engin
   return reply;
 }
 
+// ClusterNode::handle_command makes this step itself (one call less a request): a step added
+// here must be added there too.
 Reply RedisNode::handle(const Message& request) {
   return execute(request.command());
 }

@@ -1270,8 +1270,7 @@ std::string body_sha1_hex(const std::string& body) {
 
 }  // namespace
 
-// Flattened: run, and the native run in it, made in place (every EVAL of a lock script).
-[[gnu::flatten]] Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
+Reply ScriptRunner::eval(RedisEngine::Call& call, bool by_sha) {
   if (by_sha && call.argv[1].size() != 40) {
     return Reply::error("NOSCRIPT No matching script. Please use EVAL.");
   }
@@ -1699,7 +1698,8 @@ Reply ScriptRunner::take_recorded(std::string& refusal) {
   return made.reply;
 }
 
-void ScriptRunner::catch_up() {
+// Out of line: run_native, flattened, would otherwise take in the whole Lua path from here.
+[[gnu::noinline]] void ScriptRunner::catch_up() {
   if (lua_ == nullptr) open_state();
   if (owed_runs_ == 0) return;
   // A caught-up run touches only the Lua state: the running script's fields are put back after.

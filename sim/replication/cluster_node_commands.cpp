@@ -21,8 +21,7 @@ bool arity_ok(const RedisEngine::CommandSpec& spec, std::size_t argc) {
 }
 }  // namespace
 
-// Flattened: handle_command and its checks made in place (every client request).
-[[gnu::flatten]] Reply ClusterNode::handle(const Message& request) {
+Reply ClusterNode::handle(const Message& request) {
   const Command& argv = request.command();
   // Compared in place: a lowercased copy of every command's name cost an allocation a request.
   const std::string& name = argv.front();

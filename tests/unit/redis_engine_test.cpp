@@ -213,15 +213,25 @@ TEST(RedisEngine, ExpiryTextsAreReadAsIntegersAtTheEdgesOfTheShortForm) {
             Reply::integer_reply(1'000'000'000'000'000'000));
   EXPECT_EQ(h.run(base_ms, make_command("SET", "d", "v", "PX", "0")), invalid);
   EXPECT_EQ(h.run(base_ms, make_command("SET", "d", "v", "PX", "-5")), invalid);
-  for (const char* text : {"07", "+7", "7x", "x7", "1 ", "", "12345678901234567x"}) {
+  EXPECT_TRUE(h.run(base_ms, make_command("SET", "e", "v", "PX", "999999999999999999")).is_ok());
+  // Past 18 digits parse_int64 reads: int64's maximum (whose sum with the time overflows), one
+  // more and 2^64 (out of range); EX's largest second count and one more.
+  EXPECT_EQ(h.run(base_ms, make_command("SET", "d", "v", "PX", "9223372036854775807")), invalid);
+  EXPECT_EQ(h.run(base_ms, make_command("SET", "d", "v", "EX", "9223372036854776")), invalid);
+  for (const char* text : {"07", "+7", "7x", "x7", "1 ", "", "12345678901234567x", "1:", "1/",
+                           "9223372036854775808", "18446744073709551616"}) {
     EXPECT_EQ(h.run(base_ms, make_command("SET", "d", "v", "PX", text)), not_integer) << text;
+    // The form lock clients send (SET key value NX PX ms) reads it the same way.
+    EXPECT_EQ(h.run(base_ms, make_command("SET", "d", "v", "NX", "PX", text)), not_integer) << text;
   }
+  EXPECT_EQ(h.run(base_ms, make_command("SET", "d", "v", "PX", std::string("1\0", 2))),
+            not_integer);
   EXPECT_EQ(h.run(base_ms, make_command("EXISTS", "d")), Reply::integer_reply(0));
 }
 
 // Keys of 1 to 20 bytes that differ in one byte only (first, middle or last), each set and read
-// right after another: the last entry found is compared word-wise up to 16 bytes (same_key in
-// engine.cpp), and no key is taken for another.
+// right after another: the last entry found, the insertion place and the spare node's key are
+// compared word-wise up to 16 bytes (same_key in engine.cpp), and no key is taken for another.
 TEST(RedisEngine, KeysOneByteApartAreDifferentKeysAtEveryLength) {
   Harness h;
   for (std::size_t size = 1; size <= 20; ++size) {
@@ -233,7 +243,13 @@ TEST(RedisEngine, KeysOneByteApartAreDifferentKeysAtEveryLength) {
       EXPECT_TRUE(h.run(base_ms, make_command("SET", other, "o", "NX")).is_ok()) << size << at;
       EXPECT_EQ(h.run(base_ms, make_command("GET", base)), Reply::bulk("b")) << size << at;
       EXPECT_EQ(h.run(base_ms, make_command("GET", other)), Reply::bulk("o")) << size << at;
+      // base deleted first: the spare node then holds `other`, one byte apart from the base set
+      // next (same_key on the spare node's key).
+      EXPECT_EQ(h.run(base_ms, make_command("DEL", base)), Reply::integer_reply(1));
+      EXPECT_TRUE(h.run(base_ms, make_command("GET", base)).is_nil()) << size << at;
       EXPECT_EQ(h.run(base_ms, make_command("DEL", other)), Reply::integer_reply(1));
+      EXPECT_TRUE(h.run(base_ms, make_command("GET", other)).is_nil()) << size << at;
+      EXPECT_TRUE(h.run(base_ms, make_command("SET", base, "b")).is_ok());
       EXPECT_TRUE(h.run(base_ms, make_command("GET", other)).is_nil()) << size << at;
       EXPECT_EQ(h.run(base_ms, make_command("DEL", base)), Reply::integer_reply(1));
     }
