@@ -186,7 +186,7 @@ void EventQueue::renumber() {
       visit(entries_[i]);
     for (Fifo& fifo : fifos_) {
       for (std::size_t i = fifo.head; i < fifo.entries.size(); ++i)
-        visit(fifo.entries[i].entry);
+        visit(fifo.entries[i]);
     }
   };
   each_entry([&sequences](const Entry& entry) { sequences.push_back(entry.key >> body_bits); });
@@ -199,7 +199,7 @@ void EventQueue::renumber() {
     entry.key = (rank << body_bits) | (entry.key & body_mask);
   });
   for (Fifo& fifo : fifos_) {
-    if (fifo.head != fifo.entries.size()) fifo.front = fifo.entries[fifo.head].entry;
+    if (fifo.head != fifo.entries.size()) fifo.front = fifo.entries[fifo.head];
   }
   next_sequence_ = sequences.size();
   SIM_ASSERT_LT(next_sequence_, sequence_limit_);

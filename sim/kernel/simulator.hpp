@@ -62,8 +62,8 @@ struct Event {
 // the last of (its sequence is higher, so the FIFO stays in (time, sequence) order), and pushes
 // it on the heap when there is none. The next event is the
 // earliest of the heap's root and the FIFOs' fronts, so the order is the one the heap alone
-// would give; an event taken from a FIFO costs no sift, and lies in its FIFO entry (no body).
-// With the FIFOs empty (a run of sleepers only) the choice costs a test.
+// would give; an event taken from a FIFO costs no sift. With the FIFOs empty (a run of sleepers
+// only) the choice costs a test.
 enum class EventStream : uint8_t { deliveries, timeouts };
 class EventQueue {
  public:
@@ -92,10 +92,13 @@ class EventQueue {
   }
   // Takes the event next_time() chose: a copy of its body.
   Event take() {
-    if (chosen_fifo_ != no_fifo) [[unlikely]]
-      return take_from_fifo();
-    const auto body = static_cast<uint32_t>(entries_.front().key);
-    top_taken_ = true;
+    uint32_t body;
+    if (chosen_fifo_ != no_fifo) [[unlikely]] {
+      body = take_from_fifo();
+    } else {
+      body = static_cast<uint32_t>(entries_.front().key);
+      top_taken_ = true;
+    }
     const Event event = bodies_[body];
     free_body(body);
     return event;
@@ -107,29 +110,23 @@ class EventQueue {
   void push(Instant time, const Event& event) { push_entry(make_entry(time, event)); }
   // An event of `stream`: into the stream's FIFO when in order there, else (timeouts) into
   // their second FIFO when in order there, else on the heap.
-  // An event in a FIFO lies in its entry, with no body: a FIFO never moves its entries but to
-  // compact them, so the body's free list (taken at the push, given back at the take) is saved.
   [[gnu::always_inline]] void push_in_order(EventStream stream, Instant time, const Event& event) {
-    const int64_t time_ns = time.ns();
+    const Entry entry = make_entry(time, event);
     Fifo* fifo = &fifos_[static_cast<std::size_t>(stream)];
-    if (!fifo->takes(time_ns)) {
-      if (stream != EventStream::timeouts || !fifos_[second_timeouts].takes(time_ns)) {
-        push_entry(make_entry(time, event));
+    if (!fifo->takes(entry)) {
+      if (stream != EventStream::timeouts || !fifos_[second_timeouts].takes(entry)) {
+        push_entry(entry);
         return;
       }
       fifo = &fifos_[second_timeouts];
     }
-    // The sequence is counted as for a heap push (the same numbers either way), with no body.
-    if (next_sequence_ == sequence_limit_) [[unlikely]]
-      renumber();
-    const Entry entry{time_ns, next_sequence_++ << body_bits};
     if (fifo->entries.empty()) fifo->front = entry;
     // Full with half of it taken: the taken half makes room (else the vector grows).
     if (fifo->entries.size() == fifo->entries.capacity() && 2 * fifo->head >= fifo->entries.size())
         [[unlikely]] {
       compact(*fifo);
     }
-    fifo->entries.push_back(FifoEntry{entry, event});
+    fifo->entries.push_back(entry);
     ++fifo_entries_;
   }
 
@@ -142,21 +139,15 @@ class EventQueue {
  private:
   static constexpr uint32_t no_body = UINT32_MAX;
   static constexpr uint8_t no_fifo = UINT8_MAX;
-  // A FIFO's entry: its time and key (the sequence, with no body index: sequences are unique,
-  // so it orders against the heap's keys as the sequence does) and the event itself.
-  struct FifoEntry {
-    Entry entry;
-    Event event;
-  };
   // A stream's events in (time, sequence) order, entries[head, size()) (the ones before head
   // taken; the vector is emptied when all are, compacted when full with half of it taken).
   struct Fifo {
-    std::vector<FifoEntry> entries;
+    std::vector<Entry> entries;
     std::size_t head = 0;
-    Entry front{INT64_MAX, UINT64_MAX};  // entries[head].entry, or the sentinel when empty
+    Entry front{INT64_MAX, UINT64_MAX};  // entries[head], or the sentinel when empty
     // In order here: not earlier than the last (a later push has a higher sequence).
-    bool takes(int64_t time_ns) const {
-      return entries.empty() || entries.back().entry.time_ns <= time_ns;
+    bool takes(const Entry& entry) const {
+      return entries.empty() || entries.back().time_ns <= entry.time_ns;
     }
   };
   // Timeouts of two lengths interleave (a client's 50 ms lock requests between its 1 s resource
@@ -190,20 +181,20 @@ class EventQueue {
     chosen_fifo_ = chosen;
     return Instant::from_ns(earliest.time_ns);
   }
-  // The chosen FIFO's front event (inline: most events come from a FIFO).
-  Event take_from_fifo() {
+  // The taken entry's body (inline: most events come from a FIFO).
+  uint32_t take_from_fifo() {
     Fifo& fifo = fifos_[chosen_fifo_];
     chosen_fifo_ = no_fifo;
-    const Event event = fifo.entries[fifo.head].event;
+    const auto body = static_cast<uint32_t>(fifo.front.key);
     if (++fifo.head == fifo.entries.size()) {
       fifo.entries.clear();
       fifo.head = 0;
       fifo.front = sentinel;
     } else {
-      fifo.front = fifo.entries[fifo.head].entry;
+      fifo.front = fifo.entries[fifo.head];
     }
     --fifo_entries_;
-    return event;
+    return body;
   }
   static void compact(Fifo& fifo);
   void free_body(uint32_t body) {
