@@ -16,10 +16,11 @@ demo_packages=(
   libjemalloc-dev libcpp-httplib-dev
 )
 # And what the tests and benchmarks add: test frameworks, real redis-servers, chromium for the
-# browser tests, clang for the fuzz build, clang-format for the format guard.
+# browser tests, clang for the fuzz build, clang-format for the format guard, gdb for
+# scenario.explore_threads.
 test_packages=(
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
-  redis-server redis-tools procps
+  redis-server redis-tools procps gdb
   parallel
   chromium
   clang-14 libclang-rt-14-dev

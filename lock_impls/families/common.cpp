@@ -30,9 +30,7 @@ std::string base64(std::span<const uint8_t> bytes) {
   return out;
 }
 
-// Written into a string of the final size: a token is drawn for every acquisition, and growing
-// the string a character at a time reallocated it three times.
-// Each byte's two digits copied from a table of all 256 pairs.
+// Each byte's two hex digits, for all 256 bytes.
 constexpr std::array<char, 512> hex_pairs = [] {
   std::array<char, 512> pairs{};
   for (std::size_t b = 0; b < 256; ++b) {
@@ -42,6 +40,9 @@ constexpr std::array<char, 512> hex_pairs = [] {
   return pairs;
 }();
 
+// Written into a string of the final size: a token is drawn for every acquisition, and growing
+// the string a character at a time reallocated it three times. Each byte's two digits are copied
+// from hex_pairs.
 std::string hex(std::span<const uint8_t> bytes) {
   std::string out(bytes.size() * 2, '\0');
   char* to = out.data();
@@ -274,7 +275,8 @@ void Call::retoken(std::string_view token) {
     SIM_ASSERT(argv_ != nullptr && token_at_ != 0 && token_at_ < argv_->size());
     if (argv_.use_count() != 1) argv_ = std::make_shared<Command>(*argv_);
   }
-  // Made as a non-const Command (see argv_), and held by this call alone: no request reads it.
+  // Held by this call alone, so no request reads it; and the write is defined because every
+  // assignment to argv_ (here and in Call::argv) is a make_shared<Command>, a non-const object.
   const_cast<Command&>(*argv_)[at] = token;
 }
 

@@ -101,8 +101,9 @@ class Call {
   const Script* script_ = nullptr;
   std::vector<std::string> keys_;
   std::vector<std::string> args_;
-  // A plain command's, or the script's as last built. Always made as a non-const Command, so
-  // that retoken may write to it while this call is its only owner.
+  // A plain command's, or the script's as last built. Every assignment (Call::argv, retoken) is a
+  // make_shared<Command>, a non-const object, so that retoken may write to it while this call is
+  // its only owner; an assignment of anything else would make that write undefined.
   mutable std::shared_ptr<const Command> argv_;
   mutable bool argv_by_sha_ = false;
   std::size_t token_at_ = 0;
@@ -145,7 +146,8 @@ class CallAllAwaitable {
 // Sends `call` to nodes 0..node_count-1: all at once (per `fan`), or one after another (then
 // `abort_on_node_error` stops at the first node that did not reply or replied with an error, as
 // an exception would; untried nodes read unknown). The call (and its argv) must outlive the
-// co_await, as when the result is awaited at once.
+// co_await, as when the result is awaited at once. A parallel round's argv is taken when
+// call_all is called, not when awaited: nothing may retoken the call or add a key in between.
 [[nodiscard]] CallAllAwaitable call_all(Port& port, uint32_t node_count, const Call& call,
                                         FanOut fan_out, FanOutOptions fan, Duration timeout,
                                         bool by_sha, bool abort_on_node_error);

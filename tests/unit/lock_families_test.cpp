@@ -251,6 +251,35 @@ TEST(RedlockFamily, EachReleaseCarriesItsOwnTokenThoughTheRequestIsKept) {
   EXPECT_EQ(world.nodes_holding("k", tokens[1]), 0u);
 }
 
+// Redlock keeps its last acquire and release requests and writes a new token into them; a
+// request for another resource is built anew, so each SET and each release names its own key.
+TEST(RedlockFamily, KeptRequestsAreForTheResourceAskedFor) {
+  LockWorld world(1);
+  RedlockClient lock(world.client(), zoo::redlock_reference());
+  std::vector<std::string> tokens;
+  world.run(
+      0,
+      [&]() -> Task<void> {
+        for (const char* resource : {"a", "a", "b", "a"}) {
+          const Grant grant = co_await lock.acquire(resource);
+          if (!grant.acquired) co_return;
+          tokens.push_back(grant.lease->value);
+          co_await lock.release(grant.lease);
+        }
+      }(),
+      mono_ms(2'000));
+  ASSERT_EQ(tokens.size(), 4u);
+  std::vector<std::string> set, released;  // "key token" of each SET and release node 0 was sent
+  for (const Command& command : world.nodes[0]->log) {
+    if (command.at(0) == "SET") set.push_back(command.at(1) + " " + command.at(2));
+    if (command.at(0) == "EVAL") released.push_back(command.at(3) + " " + command.at(4));
+  }
+  const std::vector<std::string> expected{"a " + tokens[0], "a " + tokens[1], "b " + tokens[2],
+                                          "a " + tokens[3]};
+  EXPECT_EQ(set, expected);
+  EXPECT_EQ(released, expected);
+}
+
 // A call's argv is built when first asked for and kept (a plain command's at once); asked for by
 // EVALSHA after EVAL it is built again, and a key added later drops it.
 TEST(Calls, AnArgvIsBuiltOnceAndAnAddedKeyDropsIt) {
