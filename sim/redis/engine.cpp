@@ -224,28 +224,24 @@ int64_t header_length(std::size_t argc) {
 // node's): up to 16 bytes compared in place as two overlapping words (the last entry found is
 // compared for nearly every command, and a lock's key is short), longer ones by memcmp. The same
 // answer as std::string's ==.
+// The `size` bytes at x and y (size of 1 to 2 words) compared as their first and last words,
+// which overlap when size is under two words and together cover every byte.
+template <typename Word>
+bool same_words(const char* x, const char* y, std::size_t size) {
+  Word x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+  std::memcpy(&x0, x, sizeof(Word));
+  std::memcpy(&y0, y, sizeof(Word));
+  std::memcpy(&x1, x + size - sizeof(Word), sizeof(Word));
+  std::memcpy(&y1, y + size - sizeof(Word), sizeof(Word));
+  return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+}
+
 bool same_key(std::string_view a, std::string_view b) {
   const std::size_t size = a.size();
   if (size != b.size()) return false;
-  const char* x = a.data();
-  const char* y = b.data();
-  if (size >= 8 && size <= 16) {
-    uint64_t x0 = 0, x1 = 0, y0 = 0, y1 = 0;
-    std::memcpy(&x0, x, 8);
-    std::memcpy(&y0, y, 8);
-    std::memcpy(&x1, x + size - 8, 8);
-    std::memcpy(&y1, y + size - 8, 8);
-    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-  }
-  if (size >= 4 && size < 8) {
-    uint32_t x0 = 0, x1 = 0, y0 = 0, y1 = 0;
-    std::memcpy(&x0, x, 4);
-    std::memcpy(&y0, y, 4);
-    std::memcpy(&x1, x + size - 4, 4);
-    std::memcpy(&y1, y + size - 4, 4);
-    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-  }
-  return size == 0 || std::memcmp(x, y, size) == 0;
+  if (size >= 8 && size <= 16) return same_words<uint64_t>(a.data(), b.data(), size);
+  if (size >= 4 && size < 8) return same_words<uint32_t>(a.data(), b.data(), size);
+  return size == 0 || std::memcmp(a.data(), b.data(), size) == 0;
 }
 
 }  // namespace
