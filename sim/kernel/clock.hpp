@@ -100,6 +100,18 @@ class ProcessClock {
     return first_true_time_reaching_otherwise(kind, local, from);
   }
 
+  // Whether the monotonic clock runs at rate one from its last change on, `true_time` among
+  // those instants: then monotonic_at(t) is monotonic_on_last(t), and the first true time the
+  // monotonic reading monotonic_on_last(t) + d is reached (d >= 0) is t + d.
+  bool steady_at(Instant true_time) const {
+    const RateSegment& last = segments_.back();
+    return true_time >= last.true_start && last.rate.numerator == last.rate.denominator;
+  }
+  Instant monotonic_on_last(Instant true_time) const {
+    const RateSegment& last = segments_.back();
+    return last.monotonic_start + Duration::from_ns(true_time.ns() - last.true_start.ns());
+  }
+
   Instant last_change() const { return last_change_; }
 
  private:

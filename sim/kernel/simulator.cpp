@@ -86,6 +86,10 @@ Process::Process(Simulator& simulator, ProcessId id, std::string name)
                                    .monotonic_at_start = Instant::zero(),
                                    .rate = Rate::one()}) {}
 
+TimerId Process::start_timer_after_otherwise(Duration delay, uint64_t tag) {
+  return start_timer(ClockKind::monotonic, monotonic_now() + delay, tag);
+}
+
 void Process::reaim_timers() {
   // A clock change moves the true instant at which each timer's local deadline is reached: the
   // old events are invalidated by a generation bump and new ones are queued.

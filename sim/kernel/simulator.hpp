@@ -278,6 +278,18 @@ class Process {
                                                uint64_t tag) {
     return start_timer_in(kind, local_deadline, tag, /*timeout=*/true);
   }
+  // A monotonic timer `delay` from now (a sleep, a cron's period): start_timer(monotonic,
+  // monotonic_now() + delay, tag), the clock looked at once on a steady one (the kernel's
+  // benchmark: a sleeper's every event).
+  [[gnu::always_inline]] TimerId start_timer_after(Duration delay, uint64_t tag) {
+    const Instant now = simulator_now();
+    if (delay >= Duration::zero() && clock_.steady_at(now)) [[likely]] {
+      // first_true_time_reaching's answer on a steady clock, (now + delay) clamped to now.
+      const Instant at = now + delay;
+      return start_timer_at(ClockKind::monotonic, clock_.monotonic_on_last(now) + delay, tag, at);
+    }
+    return start_timer_after_otherwise(delay, tag);
+  }
   // Inline: every reply cancels its request's timeout.
   void cancel_timer(TimerId timer) {
     const auto slot = static_cast<uint32_t>(timer >> 32);
@@ -333,7 +345,13 @@ class Process {
     free_timer_head_ = slot;
   }
   TimerId start_timer_in(ClockKind kind, Instant local_deadline, uint64_t tag, bool timeout);
+  // A timer whose first true instant is known to be `at`: start_timer_in without the solve.
+  TimerId start_timer_at(ClockKind kind, Instant local_deadline, uint64_t tag, Instant at);
+  uint32_t take_timer_slot(ClockKind kind, Instant local_deadline, uint64_t tag);
+  [[gnu::noinline]] TimerId start_timer_after_otherwise(Duration delay, uint64_t tag);
+  Instant simulator_now() const;
   void schedule_timer_event(uint32_t slot, bool timeout = false);
+  void schedule_timer_event_at(uint32_t slot, Instant at, bool timeout);
   void reaim_timers();
   void clear_timers();
 
@@ -581,9 +599,13 @@ inline Instant Process::monotonic_now() const {
   return clock_.monotonic_at(simulator_.now());
 }
 
-[[gnu::always_inline]] inline TimerId Process::start_timer_in(ClockKind kind,
-                                                              Instant local_deadline, uint64_t tag,
-                                                              bool timeout) {
+inline Instant Process::simulator_now() const {
+  return simulator_.now();
+}
+
+[[gnu::always_inline]] inline uint32_t Process::take_timer_slot(ClockKind kind,
+                                                                Instant local_deadline,
+                                                                uint64_t tag) {
   SIM_ASSERT(status_ != ProcessStatus::crashed);
   uint32_t slot = free_timer_head_;
   if (slot != no_timer_slot) {
@@ -598,14 +620,35 @@ inline Instant Process::monotonic_now() const {
   timer.clock = kind;
   timer.active = true;
   ++active_timers_;
+  return slot;
+}
+
+[[gnu::always_inline]] inline TimerId Process::start_timer_in(ClockKind kind,
+                                                              Instant local_deadline, uint64_t tag,
+                                                              bool timeout) {
+  const uint32_t slot = take_timer_slot(kind, local_deadline, tag);
   schedule_timer_event(slot, timeout);
-  return (static_cast<uint64_t>(slot) << 32) | timer.generation;
+  return (static_cast<uint64_t>(slot) << 32) | timers_[slot].generation;
+}
+
+[[gnu::always_inline]] inline TimerId Process::start_timer_at(ClockKind kind,
+                                                              Instant local_deadline, uint64_t tag,
+                                                              Instant at) {
+  const uint32_t slot = take_timer_slot(kind, local_deadline, tag);
+  schedule_timer_event_at(slot, at, /*timeout=*/false);
+  return (static_cast<uint64_t>(slot) << 32) | timers_[slot].generation;
 }
 
 [[gnu::always_inline]] inline void Process::schedule_timer_event(uint32_t slot, bool timeout) {
   const TimerSlot& timer = timers_[slot];
-  const Instant at =
-      clock_.first_true_time_reaching(timer.clock, timer.local_deadline, simulator_.now());
+  schedule_timer_event_at(
+      slot, clock_.first_true_time_reaching(timer.clock, timer.local_deadline, simulator_.now()),
+      timeout);
+}
+
+[[gnu::always_inline]] inline void Process::schedule_timer_event_at(uint32_t slot, Instant at,
+                                                                    bool timeout) {
+  const TimerSlot& timer = timers_[slot];
   // The event made in each call's argument (a named one shared by both was built on the stack,
   // then copied).
   const auto event = [&] {

@@ -69,8 +69,7 @@ void RedisNode::on_restart() {
 void RedisNode::start_expire_timer() {
   timer_armed_ = true;
   const int64_t hz = engine_.config().hz < 1 ? 1 : engine_.config().hz;
-  start_timer(ClockKind::monotonic, monotonic_now() + Duration::from_ms(1000 / hz),
-              expire_timer_tag);
+  start_timer_after(Duration::from_ms(1000 / hz), expire_timer_tag);
 }
 
 void RedisNode::flush_effects() {

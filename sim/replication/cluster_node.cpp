@@ -125,8 +125,7 @@ void ClusterNode::start() {
   arm_cron();
   if (persistence_.rdb_enabled() && !rdb_armed_) {
     rdb_armed_ = true;
-    start_timer(ClockKind::monotonic,
-                monotonic_now() + Duration::from_ms(persistence_.spec().rdb_interval_ms), rdb_tag);
+    start_timer_after(Duration::from_ms(persistence_.spec().rdb_interval_ms), rdb_tag);
   }
 }
 
@@ -381,9 +380,7 @@ void ClusterNode::on_psync(const Message& message) {
                                             " requested: the transfer starts in " +
                                             std::to_string(options_.repl_diskless_sync_delay_ms) +
                                             " ms (repl-diskless-sync-delay)");
-    start_timer(ClockKind::monotonic,
-                monotonic_now() + Duration::from_ms(options_.repl_diskless_sync_delay_ms),
-                full_sync_tag);
+    start_timer_after(Duration::from_ms(options_.repl_diskless_sync_delay_ms), full_sync_tag);
     return;
   }
   replicas_[message.from] = ReplicaState{.acked_offset = offset, .last_ack = monotonic_now()};
@@ -531,8 +528,7 @@ bool ClusterNode::handle_wait(Message& message) {
   const uint64_t tag = wait_tag_base + next_waiter_tag_++;
   Waiter waiter{.request = message, .replicas_wanted = wanted, .offset = offset, .timer = 0};
   if (timeout_ms > 0) {  // 0 waits forever
-    waiter.timer =
-        start_timer(ClockKind::monotonic, monotonic_now() + Duration::from_ms(timeout_ms), tag);
+    waiter.timer = start_timer_after(Duration::from_ms(timeout_ms), tag);
   }
   waiters_.emplace(tag, std::move(waiter));
   for (const auto& [replica, state] : replicas_)

@@ -55,7 +55,7 @@ void SentinelProcess::start() {
 void SentinelProcess::arm_tick() {
   if (tick_armed_) return;
   tick_armed_ = true;
-  start_timer(ClockKind::monotonic, monotonic_now() + tick_period, tick_tag);
+  start_timer_after(tick_period, tick_tag);
 }
 
 void SentinelProcess::tick() {
