@@ -170,6 +170,10 @@ EventQueue::EventQueue(uint64_t sequence_limit) : sequence_limit_(sequence_limit
   bodies_.reserve(1024);
 }
 
+void EventQueue::push_making_room(Instant time, Event event) {
+  push_entry(make_entry(time, event));
+}
+
 uint32_t EventQueue::add_body() {
   // Every queued event holds one body, so a body index past UINT32_MAX - 1 would take more
   // than 2^32 queued events (and over 100 GB).

@@ -95,7 +95,7 @@ void TaskProcess::start_sleep(Duration duration, std::coroutine_handle<> waiter)
   const auto tag = reinterpret_cast<uint64_t>(waiter.address());
   SIM_ASSERT((tag & timeout_tag_bit) == 0);
   // The kernel's clock read, not the port's virtual one: the same value, no indirect call.
-  start_timer_after(duration, tag);
+  start_sleep_timer(duration, tag);
 }
 
 uint32_t TaskProcess::open_group(std::size_t count, const FanOutOptions& options, Outcome* results,

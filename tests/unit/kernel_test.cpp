@@ -630,22 +630,25 @@ TEST(Kernel, TimeoutsAndTimersFireInTimeThenStartOrder) {
   EXPECT_EQ(simulator.events_dispatched(), 9u);  // the cancelled one's event still comes out
 }
 
-// start_timer_after(delay) is start_timer(monotonic, monotonic_now() + delay): the same true
-// instant and the same local deadline (a later clock change re-aims it alike), on a steady clock
-// whose monotonic reading is not true time (its shortcut), on a clock at another rate, and for a
-// negative delay (both the general path).
+// start_timer_after(delay) and start_sleep_timer(delay) are start_timer(monotonic,
+// monotonic_now() + delay): the same true instant and the same local deadline (a later clock
+// change re-aims it alike), on a steady clock whose monotonic reading is not true time (their
+// shortcut), on a clock at another rate, and for a negative delay (the general path).
 TEST(Kernel, ATimerADelayFromNowIsATimerAtTheMonotonicReadingPlusTheDelay) {
   Simulator simulator(1);
   auto& after = simulator.add_process<TimerProbe>("after");
   auto& reading = simulator.add_process<TimerProbe>("reading");
-  std::map<uint64_t, Instant> after_fired, reading_fired;
+  auto& sleep = simulator.add_process<TimerProbe>("sleep");
+  std::map<uint64_t, Instant> after_fired, reading_fired, sleep_fired;
   after.fired = [&](uint64_t tag) { after_fired[tag] = simulator.now(); };
   reading.fired = [&](uint64_t tag) { reading_fired[tag] = simulator.now(); };
+  sleep.fired = [&](uint64_t tag) { sleep_fired[tag] = simulator.now(); };
   const auto both = [&](Duration delay, uint64_t tag) {
     after.start_timer_after(delay, tag);
     reading.start_timer(ClockKind::monotonic, reading.monotonic_now() + delay, tag);
+    sleep.start_sleep_timer(delay, tag);
   };
-  for (const ProcessId id : {after.id(), reading.id()}) {
+  for (const ProcessId id : {after.id(), reading.id(), sleep.id()}) {
     simulator.set_clock_rate(id, Rate{2, 1});  // monotonic runs ahead of true time ...
     simulator.schedule_action(Instant::from_ms(10),
                               [&simulator, id] { simulator.set_clock_rate(id, Rate::one()); });
@@ -665,13 +668,18 @@ TEST(Kernel, ATimerADelayFromNowIsATimerAtTheMonotonicReadingPlusTheDelay) {
   simulator.schedule_action(Instant::from_ms(40), [&] {
     both(Duration::from_ms(2), 5);  // at a third of the rate: 6 ms of true time
   });
+  simulator.schedule_action(Instant::from_ms(60), [&] {
+    both(Duration::from_ms(3), 6);  // steady again, with free timer slots: the shortcut
+  });
   simulator.run();
   EXPECT_EQ(after_fired, reading_fired);
+  EXPECT_EQ(sleep_fired, reading_fired);
   EXPECT_EQ(after_fired.at(1), Instant::from_ms(25));
   EXPECT_EQ(after_fired.at(2), Instant::from_ms(45));
   EXPECT_EQ(after_fired.at(3), Instant::from_ms(20));
   EXPECT_EQ(after_fired.at(4), Instant::from_ms(20));
   EXPECT_EQ(after_fired.at(5), Instant::from_ns(45'999'999));  // 6 ms, the reading rounded down
+  EXPECT_EQ(after_fired.at(6), Instant::from_ms(63));
 }
 
 // The run loop tells an empty queue (whose next time reads as Instant::max(), a sentinel's) from
