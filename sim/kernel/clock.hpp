@@ -100,9 +100,10 @@ class ProcessClock {
     return first_true_time_reaching_otherwise(kind, local, from);
   }
 
-  // Whether the monotonic clock runs at rate one from its last change on, `true_time` among
-  // those instants: then monotonic_at(t) is monotonic_on_last(t), and the first true time the
-  // monotonic reading monotonic_on_last(t) + d is reached (d >= 0) is t + d.
+  // Whether the clock runs at rate one from the start of its last rate segment, `true_time` at
+  // or after that start (wall steps start no segment: a monotonic reading ignores them): then
+  // monotonic_at(t) is monotonic_on_last(t), and the first true time at which the monotonic
+  // reading monotonic_on_last(t) + d is reached (d >= 0) is t + d.
   bool steady_at(Instant true_time) const {
     const RateSegment& last = segments_.back();
     return true_time >= last.true_start && last.rate.numerator == last.rate.denominator;

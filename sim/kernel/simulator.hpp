@@ -107,8 +107,9 @@ class EventQueue {
   void finish_take() {
     if (top_taken_) remove_taken_top();
   }
-  // Inline with no call but the sift's when a body is free and the sequences go on; else out of
-  // line (push_making_room), so that a caller saves no register for the rare calls.
+  // Inline, calling nothing but the sift, when a body is free and no renumbering is due
+  // (next_sequence_ below the limit); else out of line (push_making_room), so that an inlining
+  // caller keeps no values across the rare calls.
   void push(Instant time, const Event& event) {
     if (free_body_ == no_body || next_sequence_ == sequence_limit_) [[unlikely]] {
       push_making_room(time, event);
@@ -291,19 +292,22 @@ class Process {
   // monotonic_now() + delay, tag), the clock looked at once on a steady one (the kernel's
   // benchmark: a sleeper's every event).
   [[gnu::always_inline]] TimerId start_timer_after(Duration delay, uint64_t tag) {
-    const Instant now = simulator_now();
+    const Instant now = true_now();
     if (delay >= Duration::zero() && clock_.steady_at(now)) [[likely]] {
-      // first_true_time_reaching's answer on a steady clock, (now + delay) clamped to now.
+      // first_true_time_reaching's answer on a steady clock: now + delay (its clamp to `from`
+      // changes nothing for a delay >= 0).
       const Instant at = now + delay;
       return start_timer_at(ClockKind::monotonic, clock_.monotonic_on_last(now) + delay, tag, at);
     }
     return start_timer_after_otherwise(delay, tag);
   }
-  // start_timer_after without its TimerId (a sleep never cancels its timer): on the common path
-  // (a steady clock, a free timer slot, a free event body) no call but the heap's sift, the
-  // others a jump to the general one, so the sleeper's frame saves no register.
+  // start_timer_after without its TimerId (a sleep never cancels its timer). With a steady clock,
+  // a delay >= 0 and a free timer slot, and a free event body in the queue (EventQueue::push),
+  // it calls nothing but the heap's sift; otherwise it jumps to the general path
+  // (start_timer_after_otherwise, or EventQueue::push_making_room for a body), so that the
+  // sleeper's frame saves fewer registers.
   [[gnu::always_inline]] void start_sleep_timer(Duration delay, uint64_t tag) {
-    const Instant now = simulator_now();
+    const Instant now = true_now();
     if (delay >= Duration::zero() && clock_.steady_at(now) && free_timer_head_ != no_timer_slot)
         [[likely]] {
       start_timer_at(ClockKind::monotonic, clock_.monotonic_on_last(now) + delay, tag, now + delay);
@@ -370,7 +374,7 @@ class Process {
   TimerId start_timer_at(ClockKind kind, Instant local_deadline, uint64_t tag, Instant at);
   uint32_t take_timer_slot(ClockKind kind, Instant local_deadline, uint64_t tag);
   [[gnu::noinline]] TimerId start_timer_after_otherwise(Duration delay, uint64_t tag);
-  Instant simulator_now() const;
+  Instant true_now() const;
   void schedule_timer_event(uint32_t slot, bool timeout = false);
   void schedule_timer_event_at(uint32_t slot, Instant at, bool timeout);
   void reaim_timers();
@@ -620,7 +624,7 @@ inline Instant Process::monotonic_now() const {
   return clock_.monotonic_at(simulator_.now());
 }
 
-inline Instant Process::simulator_now() const {
+inline Instant Process::true_now() const {
   return simulator_.now();
 }
 

@@ -94,7 +94,8 @@ uint32_t take_slot(std::vector<uint32_t>& free, std::vector<Slot>& slots) {
 void TaskProcess::start_sleep(Duration duration, std::coroutine_handle<> waiter) {
   const auto tag = reinterpret_cast<uint64_t>(waiter.address());
   SIM_ASSERT((tag & timeout_tag_bit) == 0);
-  // The kernel's clock read, not the port's virtual one: the same value, no indirect call.
+  // The kernel's clock, read directly (not through the port's virtual monotonic_now): the same
+  // value, no indirect call.
   start_sleep_timer(duration, tag);
 }
 

@@ -631,9 +631,10 @@ TEST(Kernel, TimeoutsAndTimersFireInTimeThenStartOrder) {
 }
 
 // start_timer_after(delay) and start_sleep_timer(delay) are start_timer(monotonic,
-// monotonic_now() + delay): the same true instant and the same local deadline (a later clock
-// change re-aims it alike), on a steady clock whose monotonic reading is not true time (their
-// shortcut), on a clock at another rate, and for a negative delay (the general path).
+// monotonic_now() + delay): the same true instant, the same local deadline (a later clock change
+// re-aims it alike) and the same TimerId, on a steady clock whose monotonic reading is not true
+// time, with free timer slots (their shortcut), and on a clock at another rate and for a
+// negative delay (the general path).
 TEST(Kernel, ATimerADelayFromNowIsATimerAtTheMonotonicReadingPlusTheDelay) {
   Simulator simulator(1);
   auto& after = simulator.add_process<TimerProbe>("after");
@@ -643,33 +644,36 @@ TEST(Kernel, ATimerADelayFromNowIsATimerAtTheMonotonicReadingPlusTheDelay) {
   after.fired = [&](uint64_t tag) { after_fired[tag] = simulator.now(); };
   reading.fired = [&](uint64_t tag) { reading_fired[tag] = simulator.now(); };
   sleep.fired = [&](uint64_t tag) { sleep_fired[tag] = simulator.now(); };
-  const auto both = [&](Duration delay, uint64_t tag) {
-    after.start_timer_after(delay, tag);
-    reading.start_timer(ClockKind::monotonic, reading.monotonic_now() + delay, tag);
+  const auto each_probe = [&](Duration delay, uint64_t tag) {
+    EXPECT_EQ(after.start_timer_after(delay, tag),
+              reading.start_timer(ClockKind::monotonic, reading.monotonic_now() + delay, tag));
     sleep.start_sleep_timer(delay, tag);
   };
-  for (const ProcessId id : {after.id(), reading.id(), sleep.id()}) {
+  const auto rate_at = [&](Instant at, Rate rate) {
+    for (const ProcessId id : {after.id(), reading.id(), sleep.id()})
+      simulator.schedule_action(at, [&simulator, id, rate] { simulator.set_clock_rate(id, rate); });
+  };
+  for (const ProcessId id : {after.id(), reading.id(), sleep.id()})
     simulator.set_clock_rate(id, Rate{2, 1});  // monotonic runs ahead of true time ...
-    simulator.schedule_action(Instant::from_ms(10),
-                              [&simulator, id] { simulator.set_clock_rate(id, Rate::one()); });
-    simulator.schedule_action(Instant::from_ms(30), [&simulator, id] {
-      simulator.set_clock_rate(id, Rate{1, 3});
-    });
-    simulator.schedule_action(Instant::from_ms(50),
-                              [&simulator, id] { simulator.set_clock_rate(id, Rate::one()); });
-  }
+  rate_at(Instant::from_ms(10), Rate::one());
+  rate_at(Instant::from_ms(30), Rate{1, 3});
+  rate_at(Instant::from_ms(50), Rate::one());
+  rate_at(Instant::from_ms(61), Rate{1, 3});
+  // Timers that fire before 20 ms, so that every probe has free timer slots from then on.
+  for (uint64_t tag = 100; tag < 105; ++tag)
+    each_probe(Duration::from_ms(1), tag);
   simulator.schedule_action(Instant::from_ms(20), [&] {
     EXPECT_NE(after.monotonic_now(), simulator.now());  // ... and reads 10 ms past it at rate one
-    both(Duration::from_ms(5), 1);                      // steady: fires at 25 ms
-    both(Duration::from_ms(15), 2);                     // re-aimed at 30 ms: fires at 45 ms
-    both(Duration::zero(), 3);
-    both(Duration::from_ms(-4), 4);
+    each_probe(Duration::from_ms(5), 1);                // steady: fires at 25 ms
+    each_probe(Duration::from_ms(15), 2);               // re-aimed at 30 ms: fires at 45 ms
+    each_probe(Duration::zero(), 3);
+    each_probe(Duration::from_ms(-4), 4);
   });
   simulator.schedule_action(Instant::from_ms(40), [&] {
-    both(Duration::from_ms(2), 5);  // at a third of the rate: 6 ms of true time
+    each_probe(Duration::from_ms(2), 5);  // at a third of the rate: 6 ms of true time
   });
   simulator.schedule_action(Instant::from_ms(60), [&] {
-    both(Duration::from_ms(3), 6);  // steady again, with free timer slots: the shortcut
+    each_probe(Duration::from_ms(3), 6);  // steady again; re-aimed at 61 ms: 1 + 6 ms
   });
   simulator.run();
   EXPECT_EQ(after_fired, reading_fired);
@@ -679,7 +683,7 @@ TEST(Kernel, ATimerADelayFromNowIsATimerAtTheMonotonicReadingPlusTheDelay) {
   EXPECT_EQ(after_fired.at(3), Instant::from_ms(20));
   EXPECT_EQ(after_fired.at(4), Instant::from_ms(20));
   EXPECT_EQ(after_fired.at(5), Instant::from_ns(45'999'999));  // 6 ms, the reading rounded down
-  EXPECT_EQ(after_fired.at(6), Instant::from_ms(63));
+  EXPECT_EQ(after_fired.at(6), Instant::from_ms(67));
 }
 
 // The run loop tells an empty queue (whose next time reads as Instant::max(), a sentinel's) from
