@@ -527,7 +527,11 @@ bool ClusterNode::handle_wait(Message& message) {
   }
   const uint64_t tag = wait_tag_base + next_waiter_tag_++;
   Waiter waiter{.request = message, .replicas_wanted = wanted, .offset = offset, .timer = 0};
-  if (timeout_ms > 0) {  // 0 waits forever
+  // 0 waits forever, and so does a timeout past the last instant a run's clock can hold (about
+  // 292 years of nanoseconds from its start): no run reaches it, and its nanoseconds would
+  // overflow. Redis 7.0 blocks on `WAIT 1 9223372036854775807` too.
+  const int64_t ms_to_last_instant = (Instant::max() - monotonic_now()).ns() / 1'000'000;
+  if (timeout_ms > 0 && timeout_ms < ms_to_last_instant) {
     waiter.timer = start_timer_after(Duration::from_ms(timeout_ms), tag);
   }
   waiters_.emplace(tag, std::move(waiter));

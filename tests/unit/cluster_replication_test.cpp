@@ -91,6 +91,34 @@ TEST(ClusterReplication, WaitCountsReplicasThatAckedTheClientsWrite) {
   EXPECT_TRUE(reply_of(on_replica).is_error());
 }
 
+// A WAIT whose timeout in ms is past what a run's nanosecond clock holds (up to LLONG_MAX, which
+// Redis accepts) waits like one of 0: it blocks, as Redis 7.0.15 does, with no timer that would
+// overflow and fire early; a later ack still ends it.
+TEST(ClusterReplication, WaitWithATimeoutNoRunReachesBlocksUntilAcked) {
+  ClusterWorld world({master_spec("M"), replica_spec("R", "M")}, {}, {"a", "b"});
+  world.at(500, [&] {
+    const std::size_t cut = world.simulator.network().add_partition(
+        {.side_a = {world.id("M")}, .side_b = {world.id("R")}});
+    world.simulator.network().heal(cut, Instant::from_ms(5000));
+  });
+  auto blocked = world.send_at(
+      1000, "M", {make_command("SET", "k", "v"), make_command("WAIT", "1", "9223372036854775807")},
+      0, /*timeout_ms=*/60'000);
+  // Its nanoseconds fit in 64 bits, but not once added to now.
+  auto large = world.send_at(
+      1000, "M", {make_command("SET", "j", "w"), make_command("WAIT", "1", "9223372036854")}, 1,
+      /*timeout_ms=*/60'000);
+  world.run_until(4000);
+  EXPECT_EQ(blocked->size(), 1u);  // the SET's reply; the WAIT blocks
+  EXPECT_EQ(large->size(), 1u);
+  world.run_until(8000);
+  for (const auto& answers : {blocked, large}) {
+    ASSERT_EQ(answers->size(), 2u);
+    EXPECT_EQ(reply_of(answers, 1), Reply::integer_reply(1));
+    EXPECT_GT(answers->at(1).at, Instant::from_ms(5000));
+  }
+}
+
 // WAIT counts from each client's own last write (Redis's c->woff, kept by client process id):
 // client b's write is not acked behind a cut, while a (an id below b's) and c (above it) wrote
 // nothing, so every replica has acked what they wrote and their WAITs return at once.
