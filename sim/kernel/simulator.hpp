@@ -307,13 +307,11 @@ class Process {
   // (start_timer_after_otherwise, or EventQueue::push_making_room for a body), so that the
   // sleeper's frame saves fewer registers.
   [[gnu::always_inline]] void start_sleep_timer(Duration delay, uint64_t tag) {
-    const Instant now = true_now();
-    if (delay >= Duration::zero() && clock_.steady_at(now) && free_timer_head_ != no_timer_slot)
-        [[likely]] {
-      start_timer_at(ClockKind::monotonic, clock_.monotonic_on_last(now) + delay, tag, now + delay);
+    if (free_timer_head_ == no_timer_slot) [[unlikely]] {
+      start_timer_after_otherwise(delay, tag);
       return;
     }
-    start_timer_after_otherwise(delay, tag);
+    start_timer_after(delay, tag);
   }
   // Inline: every reply cancels its request's timeout.
   void cancel_timer(TimerId timer) {

@@ -530,7 +530,9 @@ bool ClusterNode::handle_wait(Message& message) {
   // 0 waits forever, and so does a timeout past the last instant a run's clock can hold (about
   // 292 years of nanoseconds from its start): no run reaches it, and its nanoseconds would
   // overflow. Redis 7.0 blocks on `WAIT 1 9223372036854775807` too.
-  const int64_t ms_to_last_instant = (Instant::max() - monotonic_now()).ns() / 1'000'000;
+  // (From the later of the true and the monotonic now: both are advanced by the delay.)
+  const int64_t ms_to_last_instant =
+      (Instant::max() - std::max(monotonic_now(), simulator().now())).ns() / 1'000'000;
   if (timeout_ms > 0 && timeout_ms < ms_to_last_instant) {
     waiter.timer = start_timer_after(Duration::from_ms(timeout_ms), tag);
   }
